@@ -1,0 +1,1 @@
+# Examples: a small store master wiring every publication point.

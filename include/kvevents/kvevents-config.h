@@ -1,0 +1,138 @@
+/* kvevents-config.h: the master's kv_events flags.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_CONFIG_H
+#define KVEVENTS_CONFIG_H
+
+#if !defined(KVEVENTS_H_INSIDE) && !defined(KVEVENTS_COMPILATION)
+#error "Only <kvevents/kvevents.h> can be included directly."
+#endif
+
+#include <kvevents/kvevents-common.h>
+
+G_BEGIN_DECLS
+
+/**
+ * KvevConfig:
+ *
+ * An opaque set of flag values, every flag at its default when created.
+ * A configuration is not locked: use one from one thread at a time, or
+ * only read it from several.
+ */
+typedef struct _KvevConfig KvevConfig;
+
+/**
+ * kvev_config_new:
+ *
+ * Returns: (transfer full): a configuration with every flag at its
+ *   default (events disabled).  Free with kvev_config_free().
+ */
+KVEV_API KvevConfig *kvev_config_new (void);
+
+/**
+ * kvev_config_copy:
+ * @config: a configuration.
+ *
+ * Returns: (transfer full): an independent copy.  Free with
+ *   kvev_config_free().
+ */
+KVEV_API KvevConfig *kvev_config_copy (const KvevConfig *config);
+
+/**
+ * kvev_config_free:
+ * @config: (nullable) (transfer full): a configuration, or %NULL.
+ */
+KVEV_API void kvev_config_free (KvevConfig *config);
+
+/**
+ * kvev_config_set:
+ * @config: a configuration.
+ * @flag: a flag name from kvev_config_flags(), e.g. "kv_events_dp_rank".
+ * @value: the value as text.  Booleans take true/false/1/0/yes/no in any
+ *   case; integers take decimal digits only.
+ * @error: return location for a #GError, or %NULL.
+ *
+ * Parses @value and stores it.  On failure @config is unchanged.
+ *
+ * Returns: %TRUE on success; %FALSE with %KVEV_ERROR_UNKNOWN_FLAG (naming
+ *   the nearest flag when one is close) or %KVEV_ERROR_INVALID_VALUE
+ *   (naming the flag and the value).
+ */
+KVEV_API gboolean kvev_config_set (KvevConfig *config, const char *flag,
+                                   const char *value, GError **error);
+
+/**
+ * kvev_config_get:
+ * @config: a configuration.
+ * @flag: a flag name.
+ *
+ * Returns: (transfer full) (nullable): the value as text, in the form
+ *   kvev_config_set() accepts ("true"/"false" for booleans); %NULL for an
+ *   unknown flag.  Free with g_free().
+ */
+KVEV_API char *kvev_config_get (const KvevConfig *config, const char *flag);
+
+/**
+ * kvev_config_flags:
+ *
+ * Returns: (transfer none) (array zero-terminated=1): every flag name
+ *   this library accepts, in table order; a static array.
+ * Thread-safe.
+ */
+KVEV_API const char *const *kvev_config_flags (void);
+
+/**
+ * kvev_config_load_key_file:
+ * @config: a configuration.
+ * @key_file: a loaded key file.
+ * @group: (nullable): the group to read, %NULL for "kv_events".
+ * @error: return location for a #GError, or %NULL.
+ *
+ * Sets every key of @group as kvev_config_set() would.  A missing group
+ * changes nothing and succeeds.  The first unknown key or bad value fails
+ * the whole load, naming the key, and leaves @config as it was.
+ *
+ * Returns: %TRUE on success.
+ */
+KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
+                                             GKeyFile *key_file,
+                                             const char *group,
+                                             GError **error);
+
+/**
+ * kvev_config_option_group:
+ * @config: a configuration that outlives the option group's use.
+ *
+ * A #GOptionGroup with one long option per flag: --enable-kv-events and
+ * --kv-events-... (dashes for underscores).  Boolean options take an
+ * optional value (--enable-kv-events alone means true,
+ * --kv-events-emit-object-key=false sets false).  Each value is checked
+ * as kvev_config_set() checks it, and a bad one fails the parse with the
+ * same message.  Help texts are translated in the library's domain.
+ *
+ * Returns: (transfer full): a new group, usually handed to
+ *   g_option_context_add_group(), which takes it.
+ */
+KVEV_API GOptionGroup *kvev_config_option_group (KvevConfig *config);
+
+/**
+ * kvev_config_validate:
+ * @config: a configuration.
+ * @error: return location for a #GError, or %NULL.
+ *
+ * Checks the flags together.  A disabled configuration is always valid.
+ * An enabled one needs a bind endpoint and a backend id
+ * (%KVEV_ERROR_INCOMPLETE otherwise, naming the flag), and an endpoint of
+ * the form tcp://HOST:PORT, ipc://PATH or inproc://NAME
+ * (%KVEV_ERROR_INVALID_VALUE otherwise).
+ *
+ * Returns: %TRUE when a publisher can be created from @config.
+ */
+KVEV_API gboolean kvev_config_validate (const KvevConfig *config,
+                                        GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevConfig, kvev_config_free)
+
+G_END_DECLS
+
+#endif /* KVEVENTS_CONFIG_H */

@@ -1,0 +1,84 @@
+/* kvevents-media.h: logical storage tiers and replica types.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_MEDIA_H
+#define KVEVENTS_MEDIA_H
+
+#if !defined(KVEVENTS_H_INSIDE) && !defined(KVEVENTS_COMPILATION)
+#error "Only <kvevents/kvevents.h> can be included directly."
+#endif
+
+#include <kvevents/kvevents-common.h>
+
+G_BEGIN_DECLS
+
+/**
+ * KvevMedia:
+ * @KVEV_MEDIA_NONE: no tier.
+ * @KVEV_MEDIA_CPU: the memory tier, "cpu" on the wire.
+ * @KVEV_MEDIA_DISK: every non-memory tier, "disk" on the wire.
+ *
+ * A set of logical tiers, as bits.  Subscribers see one event per tier and
+ * never the store's internal replica taxonomy.  Values are ABI.
+ */
+typedef enum
+{
+  KVEV_MEDIA_NONE = 0,
+  KVEV_MEDIA_CPU = 1 << 0,
+  KVEV_MEDIA_DISK = 1 << 1,
+} KvevMedia;
+
+/**
+ * KVEV_MEDIA_ALL:
+ *
+ * Every tier this version knows; bits outside it are a caller error.
+ */
+#define KVEV_MEDIA_ALL (KVEV_MEDIA_CPU | KVEV_MEDIA_DISK)
+
+/**
+ * KvevReplicaType:
+ * @KVEV_REPLICA_MEMORY: a memory replica (tier cpu).
+ * @KVEV_REPLICA_DISK: a disk replica (tier disk).
+ * @KVEV_REPLICA_LOCAL_DISK: a local disk replica (tier disk).
+ * @KVEV_REPLICA_NOF_SSD: an NVMe-oF SSD replica (tier disk).
+ * @KVEV_REPLICA_DFS: a distributed file system replica (tier disk).
+ *
+ * The store's replica types.  Values are ABI: new types are only ever
+ * appended, and every type but memory maps to disk.
+ */
+typedef enum
+{
+  KVEV_REPLICA_MEMORY = 0,
+  KVEV_REPLICA_DISK = 1,
+  KVEV_REPLICA_LOCAL_DISK = 2,
+  KVEV_REPLICA_NOF_SSD = 3,
+  KVEV_REPLICA_DFS = 4,
+} KvevReplicaType;
+
+/**
+ * kvev_media_of_replica:
+ * @type: a replica type, including values newer than this library.
+ *
+ * Collapses a replica type onto its logical tier: memory is
+ * %KVEV_MEDIA_CPU; every other value, known or not, is %KVEV_MEDIA_DISK,
+ * so a store that grows a replica type needs no protocol change.
+ *
+ * Returns: exactly one tier.
+ * Thread-safe.
+ */
+KVEV_API KvevMedia kvev_media_of_replica (KvevReplicaType type);
+
+/**
+ * kvev_media_name:
+ * @single_medium: exactly one tier.
+ *
+ * Returns: (transfer none) (nullable): "cpu" or "disk", the wire name of
+ *   the tier; %NULL for %KVEV_MEDIA_NONE, a set of several tiers or an
+ *   unknown bit.
+ * Thread-safe.
+ */
+KVEV_API const char *kvev_media_name (KvevMedia single_medium);
+
+G_END_DECLS
+
+#endif /* KVEVENTS_MEDIA_H */

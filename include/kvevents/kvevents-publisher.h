@@ -1,0 +1,336 @@
+/* kvevents-publisher.h: the publisher and its event calls.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_PUBLISHER_H
+#define KVEVENTS_PUBLISHER_H
+
+#if !defined(KVEVENTS_H_INSIDE) && !defined(KVEVENTS_COMPILATION)
+#error "Only <kvevents/kvevents.h> can be included directly."
+#endif
+
+#include <kvevents/kvevents-common.h>
+#include <kvevents/kvevents-config.h>
+#include <kvevents/kvevents-media.h>
+
+G_BEGIN_DECLS
+
+/**
+ * KvevPublisher:
+ *
+ * An opaque event publisher: one bounded queue, one worker thread and one
+ * ZeroMQ PUB socket.  The event calls are thread-safe and never wait on
+ * the network; the worker alone touches the socket.
+ */
+typedef struct _KvevPublisher KvevPublisher;
+
+/**
+ * kvev_publisher_new:
+ * @config: a configuration; it is copied, so it may be freed afterwards.
+ * @error: return location for a #GError, or %NULL.
+ *
+ * Creates a publisher.  When @config has enable_kv_events false, or the
+ * library was built --without-zmq, the publisher is disabled: every event
+ * call on it is a no-op and every statistic is 0, so the master's code
+ * runs unchanged.  Otherwise the PUB socket is bound and the worker
+ * started before this returns.
+ *
+ * Returns: (transfer full) (nullable): a publisher, to free with
+ *   kvev_publisher_free(); %NULL when @config does not validate (the
+ *   errors of kvev_config_validate()) or with %KVEV_ERROR_TRANSPORT when
+ *   the socket cannot be bound or the worker cannot start, with the
+ *   reason.  Nothing is left behind on failure.
+ */
+KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config,
+                                            GError **error);
+
+/**
+ * kvev_publisher_is_enabled:
+ * @publisher: a publisher.
+ *
+ * Returns: %TRUE when the publisher puts events on the wire.
+ * Thread-safe.
+ */
+KVEV_API gboolean kvev_publisher_is_enabled (const KvevPublisher *publisher);
+
+/**
+ * kvev_publisher_get_endpoint:
+ * @publisher: a publisher.
+ *
+ * The endpoint actually bound, with wildcards resolved, so a publisher
+ * bound to tcp://127.0.0.1:* tells its port.
+ *
+ * Returns: (transfer none) (nullable): owned by @publisher, valid until
+ *   it is freed; %NULL for a disabled publisher.
+ * Thread-safe.
+ */
+KVEV_API const char *kvev_publisher_get_endpoint (const KvevPublisher *publisher);
+
+/**
+ * kvev_publisher_flush:
+ * @publisher: a publisher.
+ * @timeout_ms: how long to wait at most; negative waits without bound.
+ *
+ * Waits until every event accepted before the call has been handed to
+ * ZeroMQ (or dropped and counted).
+ *
+ * Returns: %TRUE when that happened within @timeout_ms (always for a
+ *   disabled publisher), %FALSE at the timeout.
+ * Thread-safe.
+ */
+KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher,
+                                        gint64 timeout_ms);
+
+/**
+ * kvev_publisher_free:
+ * @publisher: (nullable) (transfer full): a publisher, or %NULL.
+ *
+ * Stops intake, publishes what is queued for at most
+ * kv_events_close_timeout_ms, closes the socket with a linger of that same
+ * bound (so sent messages still reach connected subscribers), joins the
+ * worker and frees everything.  Events still queued at the deadline are
+ * counted as dropped.  Calling an event function on @publisher while or
+ * after it is freed is a caller error.
+ */
+KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
+
+/* Events.
+ *
+ * Every event call is thread-safe and never blocks on the network: it
+ * validates, copies the strings once and queues.  A KvevMedia argument is a
+ * set: one event per tier in it, cpu first.  tenant_id NULL or "" is sent
+ * as "default"; group_id NULL or "" is sent as nil; key_len -1 means
+ * object_key is NUL-terminated, otherwise it is taken byte for byte (NULs
+ * included).  Keys longer than 1 MiB are refused with a critical and counted
+ * in KVEV_STAT_REJECTED_EVENTS.  An empty key, or kv_events_emit_object_key
+ * false, suppresses stored and removed events (counted in
+ * KVEV_STAT_SKIPPED_KEYLESS_EVENTS).  A disabled publisher accepts every
+ * call and does nothing.  NULL publisher, NULL key or media bits outside
+ * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued).
+ */
+
+/**
+ * kvev_publish_stored:
+ * @publisher: a publisher.
+ * @tenant_id: (nullable): the Store operation's tenant.
+ * @object_key: the Store key, forwarded verbatim.
+ * @key_len: length of @object_key in bytes, or -1 if NUL-terminated.
+ * @group_id: (nullable): the Store group identity.
+ * @media: the tiers now available.
+ *
+ * Put, BatchPut or Upsert commit: @media is every completed tier.
+ * Offload or promotion: @media is the tier that appeared.
+ */
+KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
+                                   const char *tenant_id,
+                                   const char *object_key, gssize key_len,
+                                   const char *group_id, KvevMedia media);
+
+/**
+ * kvev_publish_removed:
+ * @publisher: a publisher.
+ * @tenant_id: (nullable): the Store operation's tenant.
+ * @object_key: the Store key.
+ * @key_len: length of @object_key in bytes, or -1 if NUL-terminated.
+ * @group_id: (nullable): the Store group identity.
+ * @media: the tiers no longer available.
+ *
+ * Remove, BatchRemove, regex remove: @media is the set before the removal.
+ * Upsert: the old value's tiers when it becomes unreadable.
+ */
+KVEV_API void kvev_publish_removed (KvevPublisher *publisher,
+                                    const char *tenant_id,
+                                    const char *object_key, gssize key_len,
+                                    const char *group_id, KvevMedia media);
+
+/**
+ * kvev_publish_delta:
+ * @publisher: a publisher.
+ * @tenant_id: (nullable): the Store operation's tenant.
+ * @object_key: the Store key.
+ * @key_len: length of @object_key in bytes, or -1 if NUL-terminated.
+ * @group_id: (nullable): the Store group identity.
+ * @media_before: the tiers the caller captured before the mutation.
+ * @media_after: the tiers after it.
+ *
+ * Copy, Move, eviction, replica clear, stale handle cleanup: removed for
+ * every tier in before but not after, then stored for every tier in after
+ * but not before, all queued together; nothing when the sets are equal.
+ * The publisher keeps no per-object state: the caller's snapshot is the
+ * "before".
+ */
+KVEV_API void kvev_publish_delta (KvevPublisher *publisher,
+                                  const char *tenant_id,
+                                  const char *object_key, gssize key_len,
+                                  const char *group_id,
+                                  KvevMedia media_before,
+                                  KvevMedia media_after);
+
+/**
+ * kvev_publish_cleared:
+ * @publisher: a publisher.
+ * @tenant_id: (nullable): the tenant whose every tier is cleared.
+ *
+ * Publishes one cleared event (medium nil: every tier of backend_id +
+ * tenant_id).  It needs no object identity, so kv_events_emit_object_key
+ * does not suppress it.  RemoveAll should use the kvev_clear_* scope,
+ * which decides whether cleared is true.
+ */
+KVEV_API void kvev_publish_cleared (KvevPublisher *publisher,
+                                    const char *tenant_id);
+
+/**
+ * KvevClearScope:
+ *
+ * One RemoveAll of one tenant.  A scope is used from one thread.
+ */
+typedef struct _KvevClearScope KvevClearScope;
+
+/**
+ * KvevSkipReason:
+ * @KVEV_SKIP_LEASED: the object is leased.
+ * @KVEV_SKIP_INCOMPLETE_REPLICAS: not every replica is completed.
+ * @KVEV_SKIP_PENDING_REPLICATION: a replication task is pending.
+ * @KVEV_SKIP_OPLOG_RESERVE_FAILED: the oplog slot could not be reserved.
+ * @KVEV_SKIP_OPLOG_APPEND_FAILED: the oplog append failed.
+ * @KVEV_SKIP_OTHER: any other reason the object stayed.
+ *
+ * Why RemoveAll left an object behind.  Values are ABI, only appended.
+ */
+typedef enum
+{
+  KVEV_SKIP_LEASED = 0,
+  KVEV_SKIP_INCOMPLETE_REPLICAS = 1,
+  KVEV_SKIP_PENDING_REPLICATION = 2,
+  KVEV_SKIP_OPLOG_RESERVE_FAILED = 3,
+  KVEV_SKIP_OPLOG_APPEND_FAILED = 4,
+  KVEV_SKIP_OTHER = 5,
+} KvevSkipReason;
+
+/**
+ * kvev_clear_begin:
+ * @publisher: a publisher.
+ * @tenant_id: (nullable): the tenant being removed.
+ *
+ * Returns: (transfer full): a scope, ended (and freed) by
+ *   kvev_clear_end().  Never %NULL, also for a disabled publisher.
+ */
+KVEV_API KvevClearScope *kvev_clear_begin (KvevPublisher *publisher,
+                                           const char *tenant_id);
+
+/**
+ * kvev_clear_object_removed:
+ * @scope: a scope.
+ * @object_key: the removed object's key.
+ * @key_len: length of @object_key in bytes, or -1 if NUL-terminated.
+ * @group_id: (nullable): its group.
+ * @media_before: the tiers it had.
+ *
+ * The removal loop accepted this object: its removed events are queued now.
+ */
+KVEV_API void kvev_clear_object_removed (KvevClearScope *scope,
+                                         const char *object_key,
+                                         gssize key_len,
+                                         const char *group_id,
+                                         KvevMedia media_before);
+
+/**
+ * kvev_clear_skipped:
+ * @scope: a scope.
+ * @reason: why the object stayed.
+ *
+ * The removal loop skipped an object; cleared will not be published.
+ * Counted per reason in the statistics.
+ */
+KVEV_API void kvev_clear_skipped (KvevClearScope *scope,
+                                  KvevSkipReason reason);
+
+/**
+ * kvev_clear_end:
+ * @scope: (transfer full): a scope; freed by this call.
+ *
+ * Publishes cleared when the scope removed at least one object and
+ * skipped none, so a tenant that held nothing, or a RemoveAll that left an
+ * object behind, publishes no cleared.
+ *
+ * Returns: %TRUE when cleared was published (for a disabled publisher:
+ *   when it would have been).
+ */
+KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
+
+/**
+ * KvevStat:
+ * @KVEV_STAT_ENQUEUED_EVENTS: events accepted into the queue.
+ * @KVEV_STAT_PUBLISHED_EVENTS: events handed to ZeroMQ.
+ * @KVEV_STAT_PUBLISHED_BATCHES: messages handed to ZeroMQ.
+ * @KVEV_STAT_DROPPED_EVENTS: events lost: dropped by the full queue, in a
+ *   message that failed to send, or still queued at close.
+ * @KVEV_STAT_SKIPPED_KEYLESS_EVENTS: stored/removed events suppressed for
+ *   want of a key.
+ * @KVEV_STAT_SEND_FAILURES: messages ZeroMQ refused.
+ * @KVEV_STAT_QUEUE_DEPTH: events queued now.
+ * @KVEV_STAT_QUEUE_HIGH_WATER: the most events ever queued at once.
+ * @KVEV_STAT_LAST_SEQUENCE: the transport sequence of the last message
+ *   sent or attempted (0 before the first).
+ * @KVEV_STAT_REJECTED_EVENTS: calls refused for bad arguments.
+ * @KVEV_STAT_SKIPPED_LEASED: RemoveAll skips for %KVEV_SKIP_LEASED.
+ * @KVEV_STAT_SKIPPED_INCOMPLETE_REPLICAS: ... %KVEV_SKIP_INCOMPLETE_REPLICAS.
+ * @KVEV_STAT_SKIPPED_PENDING_REPLICATION: ... %KVEV_SKIP_PENDING_REPLICATION.
+ * @KVEV_STAT_SKIPPED_OPLOG_RESERVE_FAILED: ... %KVEV_SKIP_OPLOG_RESERVE_FAILED.
+ * @KVEV_STAT_SKIPPED_OPLOG_APPEND_FAILED: ... %KVEV_SKIP_OPLOG_APPEND_FAILED.
+ * @KVEV_STAT_SKIPPED_OTHER: ... %KVEV_SKIP_OTHER.
+ * @KVEV_STAT_CLEARED_SUPPRESSED: RemoveAll scopes that ended without
+ *   cleared.
+ *
+ * Statistics.  Values are ABI: new ones are only ever appended.
+ */
+typedef enum
+{
+  KVEV_STAT_ENQUEUED_EVENTS = 0,
+  KVEV_STAT_PUBLISHED_EVENTS = 1,
+  KVEV_STAT_PUBLISHED_BATCHES = 2,
+  KVEV_STAT_DROPPED_EVENTS = 3,
+  KVEV_STAT_SKIPPED_KEYLESS_EVENTS = 4,
+  KVEV_STAT_SEND_FAILURES = 5,
+  KVEV_STAT_QUEUE_DEPTH = 6,
+  KVEV_STAT_QUEUE_HIGH_WATER = 7,
+  KVEV_STAT_LAST_SEQUENCE = 8,
+  KVEV_STAT_REJECTED_EVENTS = 9,
+  KVEV_STAT_SKIPPED_LEASED = 10,
+  KVEV_STAT_SKIPPED_INCOMPLETE_REPLICAS = 11,
+  KVEV_STAT_SKIPPED_PENDING_REPLICATION = 12,
+  KVEV_STAT_SKIPPED_OPLOG_RESERVE_FAILED = 13,
+  KVEV_STAT_SKIPPED_OPLOG_APPEND_FAILED = 14,
+  KVEV_STAT_SKIPPED_OTHER = 15,
+  KVEV_STAT_CLEARED_SUPPRESSED = 16,
+} KvevStat;
+
+/**
+ * kvev_publisher_stat:
+ * @publisher: a publisher.
+ * @stat: which statistic.
+ *
+ * Returns: its current value; 0 for a disabled publisher or a @stat newer
+ *   than this library.  Read without stopping the worker.
+ * Thread-safe.
+ */
+KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
+                                      KvevStat stat);
+
+/**
+ * kvev_publisher_stats_json:
+ * @publisher: a publisher.
+ *
+ * Every statistic as one JSON object, for a status endpoint:
+ * {"enabled": true, "enqueued_events": N, ...}, each counter by its
+ * snake_case name.
+ *
+ * Returns: (transfer full): a NUL-terminated string; free with g_free().
+ * Thread-safe.
+ */
+KVEV_API char *kvev_publisher_stats_json (const KvevPublisher *publisher);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevPublisher, kvev_publisher_free)
+
+G_END_DECLS
+
+#endif /* KVEVENTS_PUBLISHER_H */

@@ -1,0 +1,37 @@
+/* encode.h: msgpack encoding of events and batches (RFC #1527 maps).
+ * Not installed.  Built only with the transport.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_ENCODE_H
+#define KVEVENTS_ENCODE_H
+
+#include "event.h"
+
+G_BEGIN_DECLS
+
+/* The fixed publisher context (backend id, model, block size, salt, LoRA,
+ * dp rank, every key name and the legacy aliases) pre-encoded once from a
+ * configuration: the seed's "compact context cache".  It lives as long as
+ * the publisher and is never persisted.  An encoder is used by one thread
+ * at a time (the worker). */
+typedef struct _KvevEncoder KvevEncoder;
+
+KvevEncoder *kvev_encoder_new (const KvevConfig *config);
+void kvev_encoder_free (KvevEncoder *encoder);
+
+/* Whether every string of the event is valid UTF-8 (embedded NULs
+ * allowed).  An event that is not travels in a message of its own, with
+ * its strings as msgpack bin. */
+gboolean kvev_event_is_utf8 (const KvevEvent *event);
+
+/* Encodes [timestamp_ms, [n_events maps], dp_rank].  Every event map's
+ * "timestamp" is timestamp_ms.  Returns a buffer allocated with malloc()
+ * (ownership passes to the caller: free() it, or hand it to ZeroMQ with
+ * free() as the free function) and its length in *len. */
+char *kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
+                         KvevEvent *const *events, guint n_events,
+                         gsize *len);
+
+G_END_DECLS
+
+#endif /* KVEVENTS_ENCODE_H */

@@ -1,0 +1,279 @@
+/* events.c: the event calls.  Each turns one call of the master into the
+ * events the seed prescribes and queues them together.  The publisher keeps
+ * no per-object state: the caller's media sets are the whole truth.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "publisher-private.h"
+
+#include <string.h>
+
+/* removed and stored for two tiers each: the most one call produces. */
+#define KVEV_MAX_EVENTS_PER_CALL 4
+
+struct _KvevClearScope
+{
+  KvevPublisher *publisher;
+  char *tenant_id;
+  guint64 removed_objects;
+  guint64 skipped_objects;
+};
+
+KvevEvent *
+kvev_event_new (KvevEventType type, KvevMedia medium, const char *tenant,
+                gsize tenant_len, const char *key, gsize key_len,
+                const char *group, gsize group_len)
+{
+  KvevEvent *event = g_malloc (sizeof (KvevEvent) + tenant_len + key_len + group_len);
+  char *strings = event->strings;
+
+  event->event_id = 0;
+  event->tenant_len = (guint32) tenant_len;
+  event->key_len = (guint32) key_len;
+  event->group_len = (guint32) group_len;
+  event->type = (guint8) type;
+  event->medium = (guint8) medium;
+  /* memcpy with a NULL source is undefined even for 0 bytes. */
+  if (tenant_len > 0)
+    memcpy (strings, tenant, tenant_len);
+  if (key_len > 0)
+    memcpy (strings + tenant_len, key, key_len);
+  if (group_len > 0)
+    memcpy (strings + tenant_len + key_len, group, group_len);
+  return event;
+}
+
+/* A refused call on a live publisher is a programmer error that the
+ * master's operators should also see in the statistics. */
+static void
+reject (KvevPublisher *publisher, const char *function, const char *reason)
+{
+  g_critical ("%s: %s", function, reason);
+  if (publisher->enabled)
+    kvev_counter_add (&publisher->rejected_events, 1);
+}
+
+/* Length of an optional string, or G_MAXSIZE when it is too long. */
+static gsize
+optional_len (const char *string)
+{
+  if (string == NULL)
+    return 0;
+  return strnlen (string, KVEV_MAX_KEY_LEN + 1);
+}
+
+static gboolean
+check_strings (KvevPublisher *publisher, const char *function,
+               const char *tenant_id, gsize *tenant_len, const char *object_key,
+               gssize key_len, gsize *key_bytes, const char *group_id,
+               gsize *group_len)
+{
+  if (G_UNLIKELY (key_len < -1))
+    {
+      reject (publisher, function, "key_len must be -1 or a length");
+      return FALSE;
+    }
+  *key_bytes = key_len == -1 ? optional_len (object_key) : (gsize) key_len;
+  *tenant_len = optional_len (tenant_id);
+  *group_len = optional_len (group_id);
+  if (G_UNLIKELY (*key_bytes > KVEV_MAX_KEY_LEN || *tenant_len > KVEV_MAX_KEY_LEN
+                  || *group_len > KVEV_MAX_KEY_LEN))
+    {
+      reject (publisher, function, "object key, tenant or group longer than 1 MiB");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_media (KvevPublisher *publisher, const char *function, KvevMedia media)
+{
+  if (G_UNLIKELY ((media & ~KVEV_MEDIA_ALL) != 0))
+    {
+      reject (publisher, function, "media has bits outside KVEV_MEDIA_ALL");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Appends one event per tier of media, cpu first. */
+static guint
+add_tier_events (KvevEvent **events, guint n, KvevEventType type,
+                 KvevMedia media, const char *tenant_id, gsize tenant_len,
+                 const char *object_key, gsize key_len, const char *group_id,
+                 gsize group_len)
+{
+  if (media & KVEV_MEDIA_CPU)
+    events[n++] = kvev_event_new (type, KVEV_MEDIA_CPU, tenant_id, tenant_len,
+                                  object_key, key_len, group_id, group_len);
+  if (media & KVEV_MEDIA_DISK)
+    events[n++] = kvev_event_new (type, KVEV_MEDIA_DISK, tenant_id, tenant_len,
+                                  object_key, key_len, group_id, group_len);
+  return n;
+}
+
+static guint
+count_tiers (KvevMedia media)
+{
+  return ((media & KVEV_MEDIA_CPU) != 0) + ((media & KVEV_MEDIA_DISK) != 0);
+}
+
+/* The one path every keyed call takes: removed for the tiers in removed,
+ * then stored for the tiers in stored, queued as one unit. */
+static void
+publish_keyed (KvevPublisher *publisher, const char *function,
+               const char *tenant_id, const char *object_key, gssize key_len,
+               const char *group_id, KvevMedia removed, KvevMedia stored)
+{
+  KvevEvent *events[KVEV_MAX_EVENTS_PER_CALL];
+  gsize tenant_len, key_bytes, group_len;
+  guint n;
+
+  if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key,
+                      key_len, &key_bytes, group_id, &group_len))
+    return;
+  if (!publisher->enabled || (removed | stored) == KVEV_MEDIA_NONE)
+    return;
+  if (G_UNLIKELY (!g_atomic_int_get (&publisher->accepting)))
+    return;
+
+  /* Without its key an event names nothing a subscriber can act on. */
+  if (key_bytes == 0 || !publisher->config->emit_object_key)
+    {
+      kvev_counter_add (&publisher->skipped_keyless_events,
+                        count_tiers (removed) + count_tiers (stored));
+      return;
+    }
+
+  n = add_tier_events (events, 0, KVEV_EVENT_REMOVED, removed, tenant_id,
+                       tenant_len, object_key, key_bytes, group_id, group_len);
+  n = add_tier_events (events, n, KVEV_EVENT_STORED, stored, tenant_id,
+                       tenant_len, object_key, key_bytes, group_id, group_len);
+  kvev_queue_push (publisher->queue, events, n);
+}
+
+void
+kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id,
+                     const char *object_key, gssize key_len,
+                     const char *group_id, KvevMedia media)
+{
+  g_return_if_fail (publisher != NULL);
+  g_return_if_fail (object_key != NULL);
+
+  if (check_media (publisher, G_STRFUNC, media))
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
+                   group_id, KVEV_MEDIA_NONE, media);
+}
+
+void
+kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id,
+                      const char *object_key, gssize key_len,
+                      const char *group_id, KvevMedia media)
+{
+  g_return_if_fail (publisher != NULL);
+  g_return_if_fail (object_key != NULL);
+
+  if (check_media (publisher, G_STRFUNC, media))
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
+                   group_id, media, KVEV_MEDIA_NONE);
+}
+
+void
+kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
+                    const char *object_key, gssize key_len,
+                    const char *group_id, KvevMedia media_before,
+                    KvevMedia media_after)
+{
+  g_return_if_fail (publisher != NULL);
+  g_return_if_fail (object_key != NULL);
+
+  if (check_media (publisher, G_STRFUNC, media_before)
+      && check_media (publisher, G_STRFUNC, media_after))
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
+                   group_id, media_before & ~media_after,
+                   media_after & ~media_before);
+}
+
+void
+kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
+{
+  KvevEvent *event;
+  gsize tenant_len;
+
+  g_return_if_fail (publisher != NULL);
+
+  tenant_len = optional_len (tenant_id);
+  if (G_UNLIKELY (tenant_len > KVEV_MAX_KEY_LEN))
+    {
+      reject (publisher, G_STRFUNC, "tenant longer than 1 MiB");
+      return;
+    }
+  if (!publisher->enabled || G_UNLIKELY (!g_atomic_int_get (&publisher->accepting)))
+    return;
+
+  /* cleared is tenant-scoped: emit_object_key does not apply. */
+  event = kvev_event_new (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, tenant_id,
+                          tenant_len, NULL, 0, NULL, 0);
+  kvev_queue_push (publisher->queue, &event, 1);
+}
+
+KvevClearScope *
+kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id)
+{
+  KvevClearScope *scope;
+
+  g_return_val_if_fail (publisher != NULL, NULL);
+
+  scope = g_new0 (KvevClearScope, 1);
+  scope->publisher = publisher;
+  scope->tenant_id = g_strdup (tenant_id);
+  return scope;
+}
+
+void
+kvev_clear_object_removed (KvevClearScope *scope, const char *object_key,
+                           gssize key_len, const char *group_id,
+                           KvevMedia media_before)
+{
+  g_return_if_fail (scope != NULL);
+  g_return_if_fail (object_key != NULL);
+
+  if (!check_media (scope->publisher, G_STRFUNC, media_before))
+    return;
+  /* The object counts as held even when it had no tier left: the removal
+   * loop accepted it, which is what the cleared decision rests on. */
+  scope->removed_objects++;
+  publish_keyed (scope->publisher, G_STRFUNC, scope->tenant_id, object_key,
+                 key_len, group_id, media_before, KVEV_MEDIA_NONE);
+}
+
+void
+kvev_clear_skipped (KvevClearScope *scope, KvevSkipReason reason)
+{
+  g_return_if_fail (scope != NULL);
+  g_return_if_fail ((guint) reason < KVEV_N_SKIP_REASONS);
+
+  scope->skipped_objects++;
+  if (scope->publisher->enabled)
+    kvev_counter_add (&scope->publisher->skipped_by_reason[reason], 1);
+}
+
+gboolean
+kvev_clear_end (KvevClearScope *scope)
+{
+  KvevPublisher *publisher;
+  gboolean clear;
+
+  g_return_val_if_fail (scope != NULL, FALSE);
+
+  publisher = scope->publisher;
+  /* A tenant that held nothing, or a RemoveAll that left an object
+   * behind, must not tell indexers that the tenant is empty. */
+  clear = scope->removed_objects > 0 && scope->skipped_objects == 0;
+  if (clear)
+    kvev_publish_cleared (publisher, scope->tenant_id);
+  else if (publisher->enabled)
+    kvev_counter_add (&publisher->cleared_suppressed, 1);
+  g_free (scope->tenant_id);
+  g_free (scope);
+  return clear;
+}

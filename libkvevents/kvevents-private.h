@@ -1,0 +1,58 @@
+/* kvevents-private.h: what every source of the library shares.
+ * Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_PRIVATE_H
+#define KVEVENTS_PRIVATE_H
+
+#include "config.h"
+
+/* Before GLib's headers, which otherwise define it empty. */
+#ifndef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "kvevents"
+#endif
+
+#define KVEVENTS_COMPILATION
+#include <kvevents/kvevents.h>
+#undef KVEVENTS_COMPILATION
+
+G_BEGIN_DECLS
+
+/* Messages a person reads go through the library's own domain; the
+ * library binds it once and never touches the process locale. */
+const char *kvev_gettext (const char *msgid) G_GNUC_FORMAT (1);
+#define _(String) kvev_gettext (String)
+#define N_(String) (String)
+
+/* Keys longer than this are refused: a Store key is a name, not a value. */
+#define KVEV_MAX_KEY_LEN (1024 * 1024)
+
+struct _KvevConfig
+{
+  gboolean enable;
+  char *bind_endpoint;
+  char *backend_id;
+  char *model_name;
+  guint32 block_size;
+  char *additional_salt;
+  char *lora_name;
+  guint32 dp_rank;
+  gboolean emit_object_key;
+  gboolean emit_legacy_compat;
+  guint32 queue_capacity;
+  guint32 max_batch_events;
+  guint32 send_hwm;
+  guint32 close_timeout_ms;
+  char *topic;
+};
+
+/* Defaults of the tuning flags that the contract does not fix. */
+#define KVEV_DEFAULT_QUEUE_CAPACITY 65536
+#define KVEV_DEFAULT_MAX_BATCH_EVENTS 64
+#define KVEV_MAX_MAX_BATCH_EVENTS 4096
+#define KVEV_DEFAULT_SEND_HWM 10000
+#define KVEV_DEFAULT_CLOSE_TIMEOUT_MS 1000
+
+G_END_DECLS
+
+#endif /* KVEVENTS_PRIVATE_H */

@@ -1,0 +1,234 @@
+/* transport-zmq.c: the ZeroMQ PUB socket and the worker thread that owns
+ * it.  Only the worker touches the socket; producers only ever touch the
+ * queue.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "publisher-private.h"
+#include "encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+struct _KvevTransport
+{
+  KvevPublisher *publisher;
+  void *context;
+  void *socket;
+  GThread *worker;
+  KvevEncoder *encoder;
+  guint max_batch;
+  guint64 next_sequence;
+};
+
+static gboolean
+set_int_option (void *socket, int option, int value, const char *name,
+                GError **error)
+{
+  if (zmq_setsockopt (socket, option, &value, sizeof value) == 0)
+    return TRUE;
+  g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+               _("Cannot set the ZeroMQ socket option %s: %s"), name,
+               zmq_strerror (zmq_errno ()));
+  return FALSE;
+}
+
+static void
+free_payload (void *data, void *hint)
+{
+  free (data);
+}
+
+/* Sends one message: topic, big-endian sequence, payload.  The payload
+ * buffer goes to ZeroMQ without a copy.  Returns FALSE if ZeroMQ refused
+ * the first frame; a PUB socket drops rather than blocks, so that only
+ * happens when the socket or context is gone. */
+static gboolean
+send_message (KvevTransport *transport, guint64 sequence, char *payload,
+              gsize payload_len)
+{
+  const KvevConfig *config = transport->publisher->config;
+  guint64 sequence_be = GUINT64_TO_BE (sequence);
+  zmq_msg_t message;
+
+  if (zmq_send (transport->socket, config->topic, strlen (config->topic),
+                ZMQ_SNDMORE | ZMQ_DONTWAIT)
+      < 0)
+    {
+      free (payload);
+      return FALSE;
+    }
+  /* Once the first frame is in, ZeroMQ holds the parts until the last
+   * one, and a later refusal would need the same dead socket. */
+  zmq_send (transport->socket, &sequence_be, sizeof sequence_be,
+            ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_msg_init_data (&message, payload, payload_len, free_payload, NULL);
+  if (zmq_msg_send (&message, transport->socket, ZMQ_DONTWAIT) < 0)
+    {
+      zmq_msg_close (&message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Encodes and sends events[0..n) as one message, consuming one sequence
+ * number whether or not it goes out. */
+static void
+publish_batch (KvevTransport *transport, KvevEvent *const *events, guint n)
+{
+  KvevPublisher *publisher = transport->publisher;
+  guint64 sequence = transport->next_sequence++;
+  gint64 timestamp_ms = g_get_real_time () / 1000;
+  gsize payload_len;
+  char *payload;
+
+  payload = kvev_encode_batch (transport->encoder, timestamp_ms, events, n, &payload_len);
+  if (send_message (transport, sequence, payload, payload_len))
+    {
+      kvev_counter_set (&publisher->published_events, publisher->published_events + n);
+      kvev_counter_set (&publisher->published_batches, publisher->published_batches + 1);
+    }
+  else
+    {
+      kvev_counter_set (&publisher->send_failures, publisher->send_failures + 1);
+      kvev_counter_set (&publisher->send_failed_events, publisher->send_failed_events + n);
+    }
+  kvev_counter_set (&publisher->last_sequence, sequence);
+}
+
+/* Sends a popped run, keeping every event whose strings are not UTF-8 in
+ * a message of its own: strict readers reject a whole payload over one
+ * bin string, and should lose only that event. */
+static void
+publish_events (KvevTransport *transport, KvevEvent **events, guint n)
+{
+  guint start = 0, i;
+
+  for (i = 0; i < n; i++)
+    {
+      if (kvev_event_is_utf8 (events[i]))
+        continue;
+      if (i > start)
+        publish_batch (transport, events + start, i - start);
+      publish_batch (transport, events + i, 1);
+      start = i + 1;
+    }
+  if (n > start)
+    publish_batch (transport, events + start, n - start);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  KvevTransport *transport = data;
+  KvevPublisher *publisher = transport->publisher;
+  g_autofree KvevEvent **events = g_new (KvevEvent *, transport->max_batch);
+  guint64 reserved_gaps;
+  guint n, i;
+
+  while ((n = kvev_queue_pop (publisher->queue, events, transport->max_batch,
+                              &reserved_gaps))
+         > 0)
+    {
+      /* Events the full queue dropped were older than these: the gap goes
+       * right before them, where a subscriber can see it. */
+      transport->next_sequence += reserved_gaps;
+      publish_events (transport, events, n);
+      kvev_publisher_retire (publisher, events[n - 1]->event_id);
+      for (i = 0; i < n; i++)
+        g_free (events[i]);
+    }
+  return NULL;
+}
+
+static void
+close_socket (KvevTransport *transport, int linger_ms)
+{
+  if (transport->socket != NULL)
+    {
+      zmq_setsockopt (transport->socket, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
+      zmq_close (transport->socket);
+    }
+  if (transport->context != NULL)
+    zmq_ctx_term (transport->context);
+  kvev_encoder_free (transport->encoder);
+  g_free (transport);
+}
+
+KvevTransport *
+kvev_transport_start (KvevPublisher *publisher, char **endpoint,
+                      GError **error)
+{
+  const KvevConfig *config = publisher->config;
+  KvevTransport *transport = g_new0 (KvevTransport, 1);
+  char bound[1024];
+  size_t bound_len = sizeof bound;
+  GError *thread_error = NULL;
+
+  transport->publisher = publisher;
+  transport->max_batch = config->max_batch_events;
+  transport->context = zmq_ctx_new ();
+  if (transport->context == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot create a ZeroMQ context: %s"),
+                   zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  transport->socket = zmq_socket (transport->context, ZMQ_PUB);
+  if (transport->socket == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot create a ZeroMQ PUB socket: %s"),
+                   zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  if (!set_int_option (transport->socket, ZMQ_SNDHWM,
+                       (int) MIN (config->send_hwm, (guint32) G_MAXINT),
+                       "ZMQ_SNDHWM", error)
+      || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
+    goto fail;
+  if (zmq_bind (transport->socket, config->bind_endpoint) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot bind kv_events_bind_endpoint \"%s\": %s"),
+                   config->bind_endpoint, zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  if (zmq_getsockopt (transport->socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot read the bound endpoint: %s"),
+                   zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+
+  transport->encoder = kvev_encoder_new (config);
+  transport->worker = g_thread_try_new ("kvev-publisher", worker_main, transport,
+                                        &thread_error);
+  if (transport->worker == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot start the publisher thread: %s"), thread_error->message);
+      g_error_free (thread_error);
+      goto fail;
+    }
+  *endpoint = g_strndup (bound, bound_len);
+  return transport;
+
+fail:
+  close_socket (transport, 0);
+  return NULL;
+}
+
+void
+kvev_transport_stop (KvevTransport *transport, gint64 deadline)
+{
+  gint64 remaining_ms;
+
+  g_thread_join (transport->worker);
+  /* What ZeroMQ still holds may reach connected subscribers until the
+   * close deadline, and no longer: the free must return on time. */
+  remaining_ms = (deadline - g_get_monotonic_time ()) / 1000;
+  close_socket (transport, (int) CLAMP (remaining_ms, 0, G_MAXINT));
+}

@@ -1,0 +1,53 @@
+# make check: GLib test programs and shell scripts, all speaking TAP.
+
+TEST_EXTENSIONS = .sh .py
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+SH_LOG_DRIVER = $(LOG_DRIVER)
+PY_LOG_DRIVER = $(LOG_DRIVER)
+SH_LOG_COMPILER = $(SHELL)
+PY_LOG_COMPILER = $(PYTHON_INTEROP)
+AM_TESTS_ENVIRONMENT = \
+	G_DEBUG=fatal-warnings; export G_DEBUG; \
+	top_srcdir='$(top_srcdir)'; export top_srcdir; \
+	top_builddir='$(top_builddir)'; export top_builddir; \
+	KVEV_HAVE_ZMQ='$(HAVE_ZMQ_01)'; export KVEV_HAVE_ZMQ; \
+	PYTHON_INTEROP='$(PYTHON_INTEROP)'; export PYTHON_INTEROP; \
+	MSGFMT='$(MSGFMT_CHECK)'; export MSGFMT;
+
+# Test programs that need internals link the convenience library.
+TEST_INTERNAL_LIBS = libkvevents/libkvevents-internal.la
+TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
+
+# Unit tests of internals.
+check_PROGRAMS += tests/test-config tests/test-media
+TESTS += tests/test-config tests/test-media
+tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
+
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-encode
+TESTS += tests/test-encode
+tests_test_encode_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS)
+tests_test_encode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
+endif
+
+# The publisher on real sockets (ipc in a temporary directory, tcp on
+# 127.0.0.1), decoded with msgpack-c.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-publisher
+TESTS += tests/test-publisher
+tests_test_publisher_SOURCES = tests/test-publisher.c tests/test-util.c tests/test-util.h
+tests_test_publisher_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_publisher_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif
+
+# The public API through the shared library, in both builds.
+check_PROGRAMS += tests/test-api
+TESTS += tests/test-api
+tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
+tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
+
+# Packaging checks: symbols, headers, translations.
+TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
+EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
+AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; export GLIB_CFLAGS;

@@ -1,0 +1,161 @@
+/* test-api.c: the public API as a master sees it, through the installed
+ * library's ABI (linked to libkvevents.la, not the internals).  Runs in
+ * both the transport and the --without-zmq build.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include <kvevents/kvevents.h>
+#include <string.h>
+
+static KvevConfig *
+enabled_config (void)
+{
+  KvevConfig *config = kvev_config_new ();
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://kvev-test-api", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  return config;
+}
+
+/* Every call on a disabled publisher is accepted and does nothing. */
+static void
+exercise_disabled (KvevPublisher *publisher)
+{
+  g_autofree char *json = NULL;
+  KvevClearScope *scope;
+  guint stat;
+
+  g_assert_false (kvev_publisher_is_enabled (publisher));
+  g_assert_null (kvev_publisher_get_endpoint (publisher));
+  kvev_publish_stored (publisher, "t", "k", -1, "g", KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+  kvev_publish_removed (publisher, NULL, "k", 1, NULL, KVEV_MEDIA_DISK);
+  kvev_publish_delta (publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU, KVEV_MEDIA_DISK);
+  kvev_publish_cleared (publisher, "t");
+
+  /* The RemoveAll decision is the same as with a transport. */
+  scope = kvev_clear_begin (publisher, "t");
+  g_assert_false (kvev_clear_end (scope));
+  scope = kvev_clear_begin (publisher, "t");
+  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
+  g_assert_true (kvev_clear_end (scope));
+  scope = kvev_clear_begin (publisher, "t");
+  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_clear_skipped (scope, KVEV_SKIP_LEASED);
+  g_assert_false (kvev_clear_end (scope));
+
+  g_assert_true (kvev_publisher_flush (publisher, 0));
+  for (stat = KVEV_STAT_ENQUEUED_EVENTS; stat <= KVEV_STAT_CLEARED_SUPPRESSED; stat++)
+    g_assert_cmpuint (kvev_publisher_stat (publisher, (KvevStat) stat), ==, 0);
+  json = kvev_publisher_stats_json (publisher);
+  g_assert_true (g_str_has_prefix (json, "{\"enabled\": false, "));
+}
+
+static void
+test_disabled_by_config (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+  KvevPublisher *publisher;
+
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (publisher);
+  exercise_disabled (publisher);
+  kvev_publisher_free (publisher);
+  kvev_publisher_free (NULL);
+}
+
+static void
+test_enabled (void)
+{
+  g_autoptr (KvevConfig) config = enabled_config ();
+  g_autoptr (GError) error = NULL;
+  KvevPublisher *publisher;
+
+  g_assert_cmpint (kvev_has_transport (), ==, KVEV_TEST_HAVE_ZMQ);
+  if (!kvev_has_transport ())
+    {
+      /* Without a transport the master's code still runs: a disabled
+       * publisher, and one message saying why nothing is published. */
+      g_test_expect_message ("kvevents", G_LOG_LEVEL_MESSAGE, "*without a transport*");
+      publisher = kvev_publisher_new (config, &error);
+      g_test_assert_expected_messages ();
+      g_assert_no_error (error);
+      g_assert_nonnull (publisher);
+      exercise_disabled (publisher);
+      kvev_publisher_free (publisher);
+      return;
+    }
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  g_assert_true (kvev_publisher_is_enabled (publisher));
+  g_assert_cmpstr (kvev_publisher_get_endpoint (publisher), ==, "inproc://kvev-test-api");
+  kvev_publish_stored (publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+  g_assert_true (kvev_publisher_flush (publisher, 10000));
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_ENQUEUED_EVENTS), ==, 2);
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS), ==, 2);
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES), >=, 1);
+  g_assert_cmpuint (kvev_publisher_stat (publisher, (KvevStat) 9999), ==, 0);
+  kvev_publisher_free (publisher);
+}
+
+/* A bad configuration is reported the same way in both builds. */
+static void
+test_invalid_config (void)
+{
+  g_autoptr (KvevConfig) config = enabled_config ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "", NULL));
+  g_assert_null (kvev_publisher_new (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE);
+  g_assert_nonnull (strstr (error->message, "kv_events_backend_id"));
+}
+
+static void
+test_version (void)
+{
+  g_autofree char *expected = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR,
+                                               KVEV_VERSION_MICRO);
+
+  g_assert_cmpstr (kvev_version (), ==, expected);
+  g_assert_cmpstr (kvev_version (), ==, PACKAGE_VERSION);
+  g_assert_true (KVEV_CHECK_VERSION (1, 0, 0));
+  g_assert_false (KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR + 1, 0, 0));
+}
+
+static void
+test_null_preconditions (void)
+{
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*publisher != NULL*");
+  g_assert_false (kvev_publisher_is_enabled (NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*publisher != NULL*");
+  kvev_publish_cleared (NULL, "t");
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*publisher != NULL*");
+  g_assert_null (kvev_clear_begin (NULL, "t"));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*scope != NULL*");
+  g_assert_false (kvev_clear_end (NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*config != NULL*");
+  g_assert_null (kvev_publisher_new (NULL, NULL));
+  g_test_assert_expected_messages ();
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/kvevents/api/version", test_version);
+  g_test_add_func ("/kvevents/api/disabled-by-config", test_disabled_by_config);
+  g_test_add_func ("/kvevents/api/enabled", test_enabled);
+  g_test_add_func ("/kvevents/api/invalid-config", test_invalid_config);
+  g_test_add_func ("/kvevents/api/null-preconditions", test_null_preconditions);
+
+  return g_test_run ();
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# The zh_CN catalogue is valid and complete: msgfmt -c accepts it, nothing
+# is fuzzy or untranslated, and every message of the sources is in it.
+set -u
+echo "1..2"
+if ! command -v msgfmt >/dev/null || ! command -v xgettext >/dev/null || ! command -v msgcmp >/dev/null; then
+  echo "ok 1 # SKIP gettext tools not installed"; echo "ok 2 # SKIP gettext tools not installed"; exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+po="$top_srcdir/po/zh_CN.po"
+if msgfmt -c --statistics -o "$tmp/zh_CN.mo" "$po" 2>"$tmp/stats" && ! grep -qE 'fuzzy|untranslated' "$tmp/stats"; then
+  echo "ok 1 - zh_CN.po: $(cat "$tmp/stats")"
+else
+  echo "not ok 1 - zh_CN.po is not clean"; sed 's/^/# /' "$tmp/stats"
+fi
+files=$(sed -e '/^#/d' -e '/^$/d' "$top_srcdir/po/POTFILES.in")
+( cd "$top_srcdir" && xgettext --keyword=_ --keyword=N_ --from-code=UTF-8 -o "$tmp/sources.pot" $files ) 2>"$tmp/xerr"
+if msgcmp "$po" "$tmp/sources.pot" 2>"$tmp/cmp"; then
+  echo "ok 2 - every message of po/POTFILES.in is in zh_CN.po"
+else
+  echo "not ok 2 - zh_CN.po misses messages"; sed 's/^/# /' "$tmp/cmp" "$tmp/xerr"
+fi

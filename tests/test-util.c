@@ -1,0 +1,261 @@
+/* test-util.c: see test-util.h.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "test-util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <zmq.h>
+
+struct _TestSub
+{
+  void *context;
+  void *socket;
+};
+
+static char *tmp_dir;
+
+static void
+remove_tmp_dir (void)
+{
+  g_autoptr (GDir) dir = NULL;
+  const char *name;
+
+  if (tmp_dir == NULL)
+    return;
+  dir = g_dir_open (tmp_dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (tmp_dir);
+  g_clear_pointer (&tmp_dir, g_free);
+}
+
+char *
+test_ipc_endpoint (const char *name)
+{
+  if (tmp_dir == NULL)
+    {
+      g_autoptr (GError) error = NULL;
+
+      tmp_dir = g_dir_make_tmp ("kvev-test-XXXXXX", &error);
+      g_assert_no_error (error);
+      atexit (remove_tmp_dir);
+    }
+  return g_strdup_printf ("ipc://%s/%s", tmp_dir, name);
+}
+
+TestSub *
+test_sub_new (const char *endpoint)
+{
+  TestSub *sub = g_new0 (TestSub, 1);
+  int zero = 0, reconnect_ms = 10;
+
+  sub->context = zmq_ctx_new ();
+  g_assert_nonnull (sub->context);
+  sub->socket = zmq_socket (sub->context, ZMQ_SUB);
+  g_assert_nonnull (sub->socket);
+  g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RCVHWM, &zero, sizeof zero), ==, 0);
+  g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_LINGER, &zero, sizeof zero), ==, 0);
+  g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RECONNECT_IVL, &reconnect_ms,
+                                   sizeof reconnect_ms),
+                   ==, 0);
+  g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_SUBSCRIBE, "", 0), ==, 0);
+  g_assert_cmpint (zmq_connect (sub->socket, endpoint), ==, 0);
+  return sub;
+}
+
+void
+test_sub_free (TestSub *sub)
+{
+  if (sub == NULL)
+    return;
+  zmq_close (sub->socket);
+  zmq_ctx_term (sub->context);
+  g_free (sub);
+}
+
+static void
+decode_payload (TestMessage *message, const char *data, gsize len)
+{
+  const msgpack_object *root, *items;
+  size_t offset = 0;
+
+  msgpack_unpacked_init (&message->unpacked);
+  if (msgpack_unpack_next (&message->unpacked, data, len, &offset) != MSGPACK_UNPACK_SUCCESS)
+    return;
+  /* The payload is one msgpack value, nothing after it. */
+  g_assert_cmpuint (offset, ==, len);
+  root = &message->unpacked.data;
+  g_assert_cmpint (root->type, ==, MSGPACK_OBJECT_ARRAY);
+  g_assert_cmpuint (root->via.array.size, ==, 3);
+  items = root->via.array.ptr;
+  g_assert_cmpint (items[0].type, ==, MSGPACK_OBJECT_POSITIVE_INTEGER);
+  g_assert_cmpint (items[1].type, ==, MSGPACK_OBJECT_ARRAY);
+  g_assert_cmpint (items[2].type, ==, MSGPACK_OBJECT_POSITIVE_INTEGER);
+  message->timestamp_ms = (gint64) items[0].via.u64;
+  message->events = items[1].via.array.ptr;
+  message->n_events = items[1].via.array.size;
+  message->dp_rank = items[2].via.u64;
+  message->decoded = TRUE;
+}
+
+TestMessage *
+test_sub_recv (TestSub *sub, int timeout_ms)
+{
+  zmq_pollitem_t item = { sub->socket, 0, ZMQ_POLLIN, 0 };
+  TestMessage *message;
+  int more = 1;
+  size_t more_len = sizeof more;
+
+  if (zmq_poll (&item, 1, timeout_ms) <= 0)
+    return NULL;
+
+  message = g_new0 (TestMessage, 1);
+  msgpack_unpacked_init (&message->unpacked);
+  while (more)
+    {
+      zmq_msg_t frame;
+
+      zmq_msg_init (&frame);
+      g_assert_cmpint (zmq_msg_recv (&frame, sub->socket, 0), >=, 0);
+      switch (message->n_frames)
+        {
+        case 0:
+          message->topic = g_bytes_new (zmq_msg_data (&frame), zmq_msg_size (&frame));
+          break;
+        case 1:
+          message->sequence_len = zmq_msg_size (&frame);
+          if (message->sequence_len == 8)
+            {
+              guint64 be;
+              memcpy (&be, zmq_msg_data (&frame), 8);
+              message->sequence = GUINT64_FROM_BE (be);
+            }
+          break;
+        case 2:
+          msgpack_unpacked_destroy (&message->unpacked);
+          message->payload = g_bytes_new (zmq_msg_data (&frame), zmq_msg_size (&frame));
+          decode_payload (message, g_bytes_get_data (message->payload, NULL),
+                          g_bytes_get_size (message->payload));
+          break;
+        default:
+          break;
+        }
+      message->n_frames++;
+      g_assert_cmpint (zmq_getsockopt (sub->socket, ZMQ_RCVMORE, &more, &more_len), ==, 0);
+      zmq_msg_close (&frame);
+    }
+  return message;
+}
+
+void
+test_message_free (TestMessage *message)
+{
+  if (message == NULL)
+    return;
+  g_clear_pointer (&message->topic, g_bytes_unref);
+  msgpack_unpacked_destroy (&message->unpacked);
+  g_clear_pointer (&message->payload, g_bytes_unref);
+  g_free (message);
+}
+
+static gboolean
+is_tenant_event (const TestMessage *message, const char *tenant)
+{
+  g_autofree char *value = NULL;
+
+  if (!message->decoded || message->n_events != 1)
+    return FALSE;
+  value = test_map_dup_str (&message->events[0], "tenant_id");
+  return g_strcmp0 (value, tenant) == 0;
+}
+
+TestMessage *
+test_sync (KvevPublisher *publisher, TestSub *sub)
+{
+  TestMessage *first = NULL;
+  guint attempts;
+
+  for (attempts = 0; first == NULL && attempts < 500; attempts++)
+    {
+      kvev_publish_cleared (publisher, "kvev-test-sync");
+      g_assert_true (kvev_publisher_flush (publisher, 5000));
+      first = test_sub_recv (sub, 20);
+    }
+  g_assert_nonnull (first);
+  g_assert_true (is_tenant_event (first, "kvev-test-sync"));
+
+  kvev_publish_cleared (publisher, "kvev-test-sync-end");
+  g_assert_true (kvev_publisher_flush (publisher, 5000));
+  for (;;)
+    {
+      g_autoptr (TestMessage) message = test_sub_recv (sub, 5000);
+
+      g_assert_nonnull (message);
+      if (is_tenant_event (message, "kvev-test-sync-end"))
+        break;
+      g_assert_true (is_tenant_event (message, "kvev-test-sync"));
+    }
+  return first;
+}
+
+KvevConfig *
+test_config_new (const char *endpoint)
+{
+  KvevConfig *config = kvev_config_new ();
+
+  test_config_set (config, "enable_kv_events", "true");
+  test_config_set (config, "kv_events_bind_endpoint", endpoint);
+  test_config_set (config, "kv_events_backend_id", "backend-1");
+  return config;
+}
+
+void
+test_config_set (KvevConfig *config, const char *flag, const char *value)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, flag, value, &error));
+  g_assert_no_error (error);
+}
+
+const msgpack_object *
+test_map_get (const msgpack_object *map, const char *key)
+{
+  gsize key_len = strlen (key);
+  guint i;
+
+  g_assert_cmpint (map->type, ==, MSGPACK_OBJECT_MAP);
+  for (i = 0; i < map->via.map.size; i++)
+    {
+      const msgpack_object *k = &map->via.map.ptr[i].key;
+
+      g_assert_cmpint (k->type, ==, MSGPACK_OBJECT_STR);
+      if (k->via.str.size == key_len && memcmp (k->via.str.ptr, key, key_len) == 0)
+        return &map->via.map.ptr[i].val;
+    }
+  return NULL;
+}
+
+char *
+test_map_dup_str (const msgpack_object *map, const char *key)
+{
+  const msgpack_object *value = test_map_get (map, key);
+
+  if (value == NULL || value->type != MSGPACK_OBJECT_STR)
+    return NULL;
+  return g_strndup (value->via.str.ptr, value->via.str.size);
+}
+
+guint64
+test_map_uint (const msgpack_object *map, const char *key)
+{
+  const msgpack_object *value = test_map_get (map, key);
+
+  g_assert_nonnull (value);
+  g_assert_cmpint (value->type, ==, MSGPACK_OBJECT_POSITIVE_INTEGER);
+  return value->via.u64;
+}

@@ -1,0 +1,61 @@
+/* test-util.h: a subscriber for the publisher tests, decoding each message
+ * with msgpack-c, and the helpers around it.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEV_TEST_UTIL_H
+#define KVEV_TEST_UTIL_H
+
+#include "publisher-private.h"
+
+#include <msgpack.h>
+
+typedef struct
+{
+  guint n_frames;
+  GBytes *topic;
+  gsize sequence_len;
+  guint64 sequence;
+  /* msgpack-c's objects point into the payload for str and bin. */
+  GBytes *payload;
+  msgpack_unpacked unpacked;
+  gboolean decoded;
+  /* Valid when decoded: the payload triple. */
+  gint64 timestamp_ms;
+  guint64 dp_rank;
+  const msgpack_object *events;
+  guint n_events;
+} TestMessage;
+
+typedef struct _TestSub TestSub;
+
+/* An ipc:// endpoint in a private temporary directory, removed at exit. */
+char *test_ipc_endpoint (const char *name);
+
+/* A SUB socket connected to endpoint, subscribed to everything, with no
+ * receive high-water mark so nothing is lost on its side. */
+TestSub *test_sub_new (const char *endpoint);
+void test_sub_free (TestSub *sub);
+/* NULL after timeout_ms without a message. */
+TestMessage *test_sub_recv (TestSub *sub, int timeout_ms);
+void test_message_free (TestMessage *message);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestMessage, test_message_free)
+
+/* PUB/SUB drops what is sent before a subscription arrives.  This
+ * publishes cleared probes for tenant "kvev-test-sync" until one arrives,
+ * then an end marker, and reads up to it, so the stream is in sync.
+ * Returns the first probe received (the caller frees it). */
+TestMessage *test_sync (KvevPublisher *publisher, TestSub *sub);
+
+/* A configuration enabled on endpoint with backend "backend-1". */
+KvevConfig *test_config_new (const char *endpoint);
+void test_config_set (KvevConfig *config, const char *flag, const char *value);
+
+/* Lookups in a decoded event map; NULL when absent. */
+const msgpack_object *test_map_get (const msgpack_object *map, const char *key);
+/* The event map's str value as a NUL-terminated copy, or NULL if the key
+ * is absent or not a str. */
+char *test_map_dup_str (const msgpack_object *map, const char *key);
+guint64 test_map_uint (const msgpack_object *map, const char *key);
+
+
+#endif /* KVEV_TEST_UTIL_H */
