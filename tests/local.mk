@@ -51,3 +51,12 @@ tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
 EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; export GLIB_CFLAGS;
+
+# A Python indexer (python3-zmq, python3-msgpack with raw=False) reads the
+# stream of a publisher driven through every publication point.
+if HAVE_ZMQ
+check_PROGRAMS += tests/interop-publisher
+tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
+TESTS += tests/test-interop.py
+endif
+EXTRA_DIST += tests/test-interop.py

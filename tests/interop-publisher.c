@@ -1,0 +1,88 @@
+/* interop-publisher.c: a master stand-in for test-interop.py.  It binds,
+ * then obeys one command a line on stdin, answering "ok" on stdout after
+ * each, so the subscriber in another language decides when it is in sync:
+ *   probe      publish one cleared for tenant "sync" and flush
+ *   scenario   publish every publication point of the seed and flush
+ *   stats      print the statistics as JSON
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <kvevents/kvevents.h>
+#include <stdio.h>
+#include <string.h>
+
+static void
+scenario (KvevPublisher *publisher)
+{
+  static const char nul_key[] = "nul\0key";
+  KvevClearScope *scope;
+
+  /* Put commit on both tiers, then an offload-only object. */
+  kvev_publish_stored (publisher, "tenant-a", "obj-1", -1, "group-1",
+                       KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+  kvev_publish_stored (publisher, NULL, "obj-2", -1, NULL, KVEV_MEDIA_DISK);
+  /* Move from cpu to disk; eviction of the memory tier. */
+  kvev_publish_delta (publisher, "tenant-a", "obj-3", -1, NULL, KVEV_MEDIA_CPU, KVEV_MEDIA_DISK);
+  kvev_publish_delta (publisher, "tenant-a", "obj-1", -1, "group-1",
+                      KVEV_MEDIA_CPU | KVEV_MEDIA_DISK, KVEV_MEDIA_DISK);
+  /* Keys a strict reader must survive: UTF-8 with NUL, then not UTF-8. */
+  kvev_publish_stored (publisher, "tenant-a", nul_key, sizeof nul_key - 1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (publisher, "tenant-a", "\xff\xfe", 2, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (publisher, "tenant-a", "\xe4\xb8\xad\xe6\x96\x87", -1, NULL, KVEV_MEDIA_CPU);
+  /* Remove, then RemoveAll of tenant-b. */
+  kvev_publish_removed (publisher, NULL, "obj-2", -1, NULL, KVEV_MEDIA_DISK);
+  scope = kvev_clear_begin (publisher, "tenant-b");
+  kvev_clear_object_removed (scope, "obj-b", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_clear_end (scope);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+  char line[256];
+  int i;
+
+  for (i = 1; i < argc; i++)
+    {
+      g_auto (GStrv) pair = g_strsplit (argv[i], "=", 2);
+
+      if (pair[1] == NULL || !kvev_config_set (config, pair[0], pair[1], &error))
+        {
+          fprintf (stderr, "%s: %s\n", argv[i], error ? error->message : "expected FLAG=VALUE");
+          return 2;
+        }
+    }
+  publisher = kvev_publisher_new (config, &error);
+  if (publisher == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 1;
+    }
+  printf ("%s\n", kvev_publisher_get_endpoint (publisher));
+  fflush (stdout);
+  while (fgets (line, sizeof line, stdin) != NULL)
+    {
+      g_strchomp (line);
+      if (strcmp (line, "probe") == 0)
+        kvev_publish_cleared (publisher, "sync");
+      else if (strcmp (line, "scenario") == 0)
+        scenario (publisher);
+      else if (strcmp (line, "stats") == 0)
+        {
+          g_autofree char *json = kvev_publisher_stats_json (publisher);
+          printf ("%s\n", json);
+        }
+      else
+        {
+          fprintf (stderr, "unknown command: %s\n", line);
+          return 2;
+        }
+      if (!kvev_publisher_flush (publisher, 10000))
+        return 1;
+      printf ("ok\n");
+      fflush (stdout);
+    }
+  return 0;
+}
