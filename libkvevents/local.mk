@@ -11,10 +11,10 @@ kvevents_include_HEADERS = \
 	include/kvevents/kvevents-publisher.h
 nodist_kvevents_include_HEADERS = include/kvevents/kvevents-version.h
 
-noinst_LTLIBRARIES += libkvevents/libkvevents-internal.la
-libkvevents_libkvevents_internal_la_SOURCES = \
+kvev_library_sources = \
 	%reldir%/kvevents-private.h \
 	%reldir%/event.h \
+	%reldir%/fault.h \
 	%reldir%/version.c \
 	%reldir%/config.c \
 	%reldir%/media.c \
@@ -25,16 +25,28 @@ libkvevents_libkvevents_internal_la_SOURCES = \
 	%reldir%/events.c \
 	%reldir%/transport.h
 if HAVE_ZMQ
-libkvevents_libkvevents_internal_la_SOURCES += \
+kvev_library_sources += \
 	%reldir%/encode.h \
 	%reldir%/encode.c \
 	%reldir%/transport-zmq.c
 else
-libkvevents_libkvevents_internal_la_SOURCES += \
+kvev_library_sources += \
 	%reldir%/transport-none.c
 endif
-libkvevents_libkvevents_internal_la_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-libkvevents_libkvevents_internal_la_LIBADD = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)
+kvev_library_cppflags = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+kvev_library_libs = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)
+
+noinst_LTLIBRARIES += libkvevents/libkvevents-internal.la
+libkvevents_libkvevents_internal_la_SOURCES = $(kvev_library_sources)
+libkvevents_libkvevents_internal_la_CPPFLAGS = $(kvev_library_cppflags)
+libkvevents_libkvevents_internal_la_LIBADD = $(kvev_library_libs)
+
+# The same sources again with the fault injection seam (fault.h), for the
+# tests that make sends, sockets and threads fail.  Never shipped.
+check_LTLIBRARIES += libkvevents/libkvevents-testing.la
+libkvevents_libkvevents_testing_la_SOURCES = $(kvev_library_sources) %reldir%/fault.c
+libkvevents_libkvevents_testing_la_CPPFLAGS = $(kvev_library_cppflags) -DKVEV_TESTING
+libkvevents_libkvevents_testing_la_LIBADD = $(kvev_library_libs)
 
 lib_LTLIBRARIES = libkvevents/libkvevents.la
 libkvevents_libkvevents_la_SOURCES =

@@ -5,7 +5,9 @@
  */
 #include "publisher-private.h"
 #include "encode.h"
+#include "fault.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -51,9 +53,10 @@ send_message (KvevTransport *transport, guint64 sequence, char *payload,
   guint64 sequence_be = GUINT64_TO_BE (sequence);
   zmq_msg_t message;
 
-  if (zmq_send (transport->socket, config->topic, strlen (config->topic),
-                ZMQ_SNDMORE | ZMQ_DONTWAIT)
-      < 0)
+  if (KVEV_FAULT (KVEV_FAULT_SEND)
+      || zmq_send (transport->socket, config->topic, strlen (config->topic),
+                   ZMQ_SNDMORE | ZMQ_DONTWAIT)
+             < 0)
     {
       free (payload);
       return FALSE;
@@ -175,7 +178,9 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
-  transport->socket = zmq_socket (transport->context, ZMQ_PUB);
+  transport->socket = KVEV_FAULT (KVEV_FAULT_SOCKET)
+                          ? (errno = EMFILE, NULL)
+                          : zmq_socket (transport->context, ZMQ_PUB);
   if (transport->socket == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
@@ -204,8 +209,12 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
     }
 
   transport->encoder = kvev_encoder_new (config);
-  transport->worker = g_thread_try_new ("kvev-publisher", worker_main, transport,
-                                        &thread_error);
+  if (KVEV_FAULT (KVEV_FAULT_THREAD))
+    g_set_error_literal (&thread_error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
+                         "Resource temporarily unavailable");
+  else
+    transport->worker = g_thread_try_new ("kvev-publisher", worker_main, transport,
+                                          &thread_error);
   if (transport->worker == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,

@@ -60,3 +60,12 @@ tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py
 endif
 EXTRA_DIST += tests/test-interop.py
+
+# Fault injection through the testing build of the library.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-faults
+TESTS += tests/test-faults
+tests_test_faults_SOURCES = tests/test-faults.c tests/test-util.c tests/test-util.h
+tests_test_faults_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
+tests_test_faults_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif

@@ -1,0 +1,24 @@
+/* fault.c: the fault injection seam of the testing build; see fault.h.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "fault.h"
+
+static gint armed_at[KVEV_FAULT_N_POINTS];
+static gint calls[KVEV_FAULT_N_POINTS];
+
+void
+kvev_fault_arm (KvevFaultPoint point, guint nth)
+{
+  g_atomic_int_set (&calls[point], 0);
+  g_atomic_int_set (&armed_at[point], (gint) nth);
+}
+
+gboolean
+kvev_fault_hit (KvevFaultPoint point)
+{
+  gint nth = g_atomic_int_get (&armed_at[point]);
+
+  if (nth == 0)
+    return FALSE;
+  return g_atomic_int_add (&calls[point], 1) + 1 == nth;
+}
