@@ -44,6 +44,9 @@ struct _KvevConfig
   guint32 send_hwm;
   guint32 close_timeout_ms;
   char *topic;
+  char *curve_secret_key_file;
+  char *curve_allowed_clients_file;
+  char *allowed_addresses;
 };
 
 /* Defaults of the tuning flags that the contract does not fix. */

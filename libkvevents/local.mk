@@ -23,11 +23,15 @@ kvev_library_sources = \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
 	%reldir%/events.c \
+	%reldir%/security.h \
+	%reldir%/security.c \
 	%reldir%/transport.h
 if HAVE_ZMQ
 kvev_library_sources += \
 	%reldir%/encode.h \
 	%reldir%/encode.c \
+	%reldir%/zap.h \
+	%reldir%/zap.c \
 	%reldir%/transport-zmq.c
 else
 kvev_library_sources += \

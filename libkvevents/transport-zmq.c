@@ -6,6 +6,7 @@
 #include "publisher-private.h"
 #include "encode.h"
 #include "fault.h"
+#include "zap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ struct _KvevTransport
   void *socket;
   GThread *worker;
   KvevEncoder *encoder;
+  KvevSecurity *security;
+  KvevZap *zap;
   guint max_batch;
   guint64 next_sequence;
 };
@@ -152,10 +155,56 @@ close_socket (KvevTransport *transport, int linger_ms)
       zmq_setsockopt (transport->socket, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
       zmq_close (transport->socket);
     }
+  /* Terminating the context also ends the ZAP handler's wait. */
   if (transport->context != NULL)
     zmq_ctx_term (transport->context);
+  kvev_zap_join (transport->zap);
+  kvev_security_free (transport->security);
   kvev_encoder_free (transport->encoder);
   g_free (transport);
+}
+
+/* CURVE and the ZAP handler, as the security flags ask; the plain PUB
+ * wire when none is set. */
+static gboolean
+secure_socket (KvevTransport *transport, GError **error)
+{
+  const KvevConfig *config = transport->publisher->config;
+  KvevSecurity *security;
+
+  security = transport->security = kvev_security_load (config, error);
+  if (security == NULL)
+    return FALSE;
+  if (security->allowed_clients != NULL || security->allowed_addresses != NULL)
+    {
+      transport->zap = kvev_zap_start (transport->context, security, error);
+      if (transport->zap == NULL)
+        return FALSE;
+      /* Without a domain ZeroMQ skips ZAP for unauthenticated peers. */
+      if (zmq_setsockopt (transport->socket, ZMQ_ZAP_DOMAIN, "kvevents", 8) != 0)
+        {
+          g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                       _("Cannot set the ZeroMQ socket option %s: %s"), "ZMQ_ZAP_DOMAIN",
+                       zmq_strerror (zmq_errno ()));
+          return FALSE;
+        }
+    }
+  if (security->secret_key[0] != '\0')
+    {
+      if (!set_int_option (transport->socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error))
+        return FALSE;
+      if (zmq_setsockopt (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
+                          KVEV_Z85_KEY_LEN)
+          != 0)
+        {
+          g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                       _("Cannot set the ZeroMQ socket option %s: %s"), "ZMQ_CURVE_SECRETKEY",
+                       zmq_strerror (zmq_errno ()));
+          return FALSE;
+        }
+    }
+  kvev_security_warn_if_exposed (config, security);
+  return TRUE;
 }
 
 KvevTransport *
@@ -192,6 +241,8 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
                        (int) MIN (config->send_hwm, (guint32) G_MAXINT),
                        "ZMQ_SNDHWM", error)
       || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
+    goto fail;
+  if (!secure_socket (transport, error))
     goto fail;
   if (zmq_bind (transport->socket, config->bind_endpoint) != 0)
     {

@@ -69,3 +69,23 @@ tests_test_faults_SOURCES = tests/test-faults.c tests/test-util.c tests/test-uti
 tests_test_faults_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
 tests_test_faults_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
+
+# CURVE, allowed clients and addresses; their validation in both builds.
+check_PROGRAMS += tests/test-security
+TESTS += tests/test-security
+if HAVE_ZMQ
+tests_test_security_SOURCES = tests/test-security.c tests/test-util.c tests/test-util.h
+else
+tests_test_security_SOURCES = tests/test-security.c
+endif
+tests_test_security_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_security_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+
+# Stress with a conservation law, and teardown under load.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-stress
+TESTS += tests/test-stress
+tests_test_stress_SOURCES = tests/test-stress.c tests/test-util.c tests/test-util.h
+tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif

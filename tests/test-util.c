@@ -50,6 +50,13 @@ test_ipc_endpoint (const char *name)
 TestSub *
 test_sub_new (const char *endpoint)
 {
+  return test_sub_new_curve (endpoint, NULL, NULL, NULL);
+}
+
+TestSub *
+test_sub_new_curve (const char *endpoint, const char *server_key, const char *public_key,
+                    const char *secret_key)
+{
   TestSub *sub = g_new0 (TestSub, 1);
   int zero = 0, reconnect_ms = 10;
 
@@ -63,6 +70,12 @@ test_sub_new (const char *endpoint)
                                    sizeof reconnect_ms),
                    ==, 0);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_SUBSCRIBE, "", 0), ==, 0);
+  if (server_key != NULL)
+    {
+      g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_CURVE_SERVERKEY, server_key, 40), ==, 0);
+      g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_CURVE_PUBLICKEY, public_key, 40), ==, 0);
+      g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_CURVE_SECRETKEY, secret_key, 40), ==, 0);
+    }
   g_assert_cmpint (zmq_connect (sub->socket, endpoint), ==, 0);
   return sub;
 }

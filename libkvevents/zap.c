@@ -1,0 +1,165 @@
+/* zap.c: a ZAP handler (ZeroMQ RFC 27) answering for a publisher's socket.
+ * It admits a peer when its address is in the allow-list (if any) and,
+ * under CURVE, its public key is an allowed client's (if a list is given).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "zap.h"
+
+#include <string.h>
+#include <zmq.h>
+
+#define ZAP_ENDPOINT "inproc://zeromq.zap.01"
+/* version, request id, domain, address, routing id, mechanism, credentials */
+#define ZAP_REQUEST_FRAMES 7
+
+struct _KvevZap
+{
+  void *socket;
+  GThread *thread;
+  const KvevSecurity *security;
+};
+
+typedef struct
+{
+  zmq_msg_t frames[ZAP_REQUEST_FRAMES];
+  guint n_frames;
+} ZapRequest;
+
+static gboolean
+frame_equals (zmq_msg_t *frame, const char *text)
+{
+  return zmq_msg_size (frame) == strlen (text)
+         && memcmp (zmq_msg_data (frame), text, zmq_msg_size (frame)) == 0;
+}
+
+static char *
+frame_dup (zmq_msg_t *frame)
+{
+  return g_strndup (zmq_msg_data (frame), zmq_msg_size (frame));
+}
+
+/* Receives one whole request; extra frames are read and ignored.  FALSE
+ * when the context is terminating. */
+static gboolean
+receive_request (void *socket, ZapRequest *request)
+{
+  int more = 1;
+  size_t more_len = sizeof more;
+
+  request->n_frames = 0;
+  while (more)
+    {
+      zmq_msg_t frame;
+
+      zmq_msg_init (&frame);
+      if (zmq_msg_recv (&frame, socket, 0) < 0)
+        {
+          zmq_msg_close (&frame);
+          return FALSE;
+        }
+      if (request->n_frames < ZAP_REQUEST_FRAMES)
+        request->frames[request->n_frames++] = frame;
+      else
+        zmq_msg_close (&frame);
+      if (zmq_getsockopt (socket, ZMQ_RCVMORE, &more, &more_len) != 0)
+        more = 0;
+    }
+  return TRUE;
+}
+
+static gboolean
+admit (const KvevSecurity *security, ZapRequest *request)
+{
+  g_autofree char *address = NULL;
+
+  if (request->n_frames < 6 || !frame_equals (&request->frames[0], "1.0"))
+    return FALSE;
+  address = frame_dup (&request->frames[3]);
+  if (!kvev_security_address_allowed (security, address))
+    return FALSE;
+  if (security->allowed_clients != NULL)
+    {
+      g_autoptr (GBytes) key = NULL;
+
+      if (!frame_equals (&request->frames[5], "CURVE") || request->n_frames < 7
+          || zmq_msg_size (&request->frames[6]) != KVEV_KEY_BYTES)
+        return FALSE;
+      key = g_bytes_new (zmq_msg_data (&request->frames[6]), KVEV_KEY_BYTES);
+      return g_hash_table_contains (security->allowed_clients, key);
+    }
+  return TRUE;
+}
+
+static void
+send_reply (void *socket, ZapRequest *request, gboolean admitted)
+{
+  const char *status = admitted ? "200" : "400";
+  const char *text = admitted ? "OK" : "Not allowed";
+  zmq_msg_t *request_id = request->n_frames > 1 ? &request->frames[1] : NULL;
+
+  zmq_send (socket, "1.0", 3, ZMQ_SNDMORE);
+  zmq_send (socket, request_id ? zmq_msg_data (request_id) : "",
+            request_id ? zmq_msg_size (request_id) : 0, ZMQ_SNDMORE);
+  zmq_send (socket, status, 3, ZMQ_SNDMORE);
+  zmq_send (socket, text, strlen (text), ZMQ_SNDMORE);
+  zmq_send (socket, "", 0, ZMQ_SNDMORE); /* user id */
+  zmq_send (socket, "", 0, 0);           /* metadata */
+}
+
+static gpointer
+zap_main (gpointer data)
+{
+  KvevZap *zap = data;
+  ZapRequest request;
+  guint i;
+
+  while (receive_request (zap->socket, &request))
+    {
+      send_reply (zap->socket, &request, admit (zap->security, &request));
+      for (i = 0; i < request.n_frames; i++)
+        zmq_msg_close (&request.frames[i]);
+    }
+  zmq_close (zap->socket);
+  return NULL;
+}
+
+KvevZap *
+kvev_zap_start (void *context, const KvevSecurity *security, GError **error)
+{
+  g_autofree KvevZap *zap = g_new0 (KvevZap, 1);
+  GError *thread_error = NULL;
+  int linger = 0;
+
+  zap->security = security;
+  zap->socket = zmq_socket (context, ZMQ_REP);
+  if (zap->socket == NULL || zmq_bind (zap->socket, ZAP_ENDPOINT) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot start the ZeroMQ authentication handler: %s"),
+                   zmq_strerror (zmq_errno ()));
+      if (zap->socket != NULL)
+        zmq_close (zap->socket);
+      return NULL;
+    }
+  zmq_setsockopt (zap->socket, ZMQ_LINGER, &linger, sizeof linger);
+  zap->thread = g_thread_try_new ("kvev-zap", zap_main, zap, &thread_error);
+  if (zap->thread == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot start the ZeroMQ authentication handler: %s"),
+                   thread_error->message);
+      g_error_free (thread_error);
+      zmq_close (zap->socket);
+      return NULL;
+    }
+  return g_steal_pointer (&zap);
+}
+
+void
+kvev_zap_join (KvevZap *zap)
+{
+  if (zap == NULL)
+    return;
+  g_thread_join (zap->thread);
+  g_free (zap);
+}

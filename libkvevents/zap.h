@@ -1,0 +1,23 @@
+/* zap.h: the ZeroMQ authentication (ZAP) handler of one publisher.
+ * Not installed.  Built only with the transport.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_ZAP_H
+#define KVEVENTS_ZAP_H
+
+#include "security.h"
+
+G_BEGIN_DECLS
+
+typedef struct _KvevZap KvevZap;
+
+/* Binds the context's ZAP endpoint and answers every handshake of its
+ * sockets from security (which must outlive the handler).  Must start
+ * before the PUB socket binds.  Stopped by zmq_ctx_term() on the context,
+ * then kvev_zap_join(). */
+KvevZap *kvev_zap_start (void *context, const KvevSecurity *security, GError **error);
+void kvev_zap_join (KvevZap *zap);
+
+G_END_DECLS
+
+#endif /* KVEVENTS_ZAP_H */

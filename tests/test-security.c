@@ -1,0 +1,356 @@
+/* test-security.c: CURVE, the allowed clients, the address allow-list and
+ * their validation.  Real sockets on loopback addresses only.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include "security.h"
+#ifdef HAVE_ZMQ
+#include "test-util.h"
+#include <zmq.h>
+#endif
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static char *key_dir;
+
+static char *
+write_file (const char *name, const char *contents, int mode)
+{
+  char *path = g_build_filename (key_dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (path, mode), ==, 0);
+  return path;
+}
+
+static KvevConfig *
+secure_config (const char *endpoint)
+{
+  KvevConfig *config = kvev_config_new ();
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", endpoint, NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  return config;
+}
+
+static void
+set (KvevConfig *config, const char *flag, const char *value)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, flag, value, &error));
+  g_assert_no_error (error);
+}
+
+static void
+assert_invalid (KvevConfig *config, int code, const char *expected)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) new_error = NULL;
+
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, code);
+  if (strstr (error->message, expected) == NULL)
+    g_error ("\"%s\" does not say \"%s\"", error->message, expected);
+  g_assert_null (kvev_publisher_new (config, &new_error));
+  g_assert_error (new_error, KVEV_ERROR, code);
+}
+
+/* A valid server secret key and two valid client public keys, Z85. */
+#define SERVER_SECRET "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6"
+#define CLIENT_PUBLIC_1 "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID"
+#define CLIENT_PUBLIC_2 "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
+
+static void
+test_secret_key_mode (void)
+{
+  g_autofree char *open_key = write_file ("open.key", SERVER_SECRET "\n", 0644);
+  g_autofree char *group_key = write_file ("group.key", SERVER_SECRET "\n", 0640);
+  g_autofree char *good_key = write_file ("good.key", SERVER_SECRET "\n", 0600);
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+
+  set (config, "kv_events_curve_secret_key_file", open_key);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "chmod 600");
+  set (config, "kv_events_curve_secret_key_file", group_key);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "group or others");
+  set (config, "kv_events_curve_secret_key_file", good_key);
+  g_assert_true (kvev_config_validate (config, NULL));
+}
+
+static void
+test_malformed_keys (void)
+{
+  g_autofree char *short_key = write_file ("short.key", "abc\n", 0600);
+  g_autofree char *bad_chars = write_file ("bad.key", "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh~\n", 0600);
+  g_autofree char *good_key = write_file ("good2.key", SERVER_SECRET, 0600);
+  g_autofree char *clients = write_file ("clients",
+                                         "# operators\n" CLIENT_PUBLIC_1 "\n\nnot-a-key\n", 0644);
+  g_autofree char *missing = g_build_filename (key_dir, "missing", NULL);
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+
+  set (config, "kv_events_curve_secret_key_file", short_key);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "Z85 secret key");
+  set (config, "kv_events_curve_secret_key_file", bad_chars);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "Z85 secret key");
+  set (config, "kv_events_curve_secret_key_file", missing);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "kv_events_curve_secret_key_file");
+
+  set (config, "kv_events_curve_secret_key_file", good_key);
+  set (config, "kv_events_curve_allowed_clients_file", clients);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "line 4");
+
+  /* Client keys without a server key would protect nothing. */
+  set (config, "kv_events_curve_secret_key_file", "");
+  assert_invalid (config, KVEV_ERROR_INCOMPLETE, "kv_events_curve_secret_key_file");
+}
+
+static void
+test_malformed_addresses (void)
+{
+  static const char *const bad[] = { "127.0.0.1,", "localhost", "10.0.0.0/33", "::1/129",
+                                     "10.0.0.0/", "10.0.0.0/8x", "1.2.3.4.5", "10.0.0.0/-1" };
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevConfig) ipc = secure_config ("ipc:///tmp/kvev-never-bound");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      set (config, "kv_events_allowed_addresses", bad[i]);
+      assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "kv_events_allowed_addresses");
+    }
+  set (config, "kv_events_allowed_addresses", "127.0.0.1, 10.0.0.0/8,::1,fe80::/10");
+  g_assert_true (kvev_config_validate (config, NULL));
+
+  /* A peer over ipc has no address to check. */
+  set (ipc, "kv_events_allowed_addresses", "127.0.0.1");
+  assert_invalid (ipc, KVEV_ERROR_INVALID_VALUE, "tcp://");
+}
+
+static void
+test_address_matching (void)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevSecurity) security = NULL;
+  g_autoptr (GError) error = NULL;
+
+  set (config, "kv_events_allowed_addresses", "127.0.0.1,10.1.0.0/16,fd00::/8");
+  security = kvev_security_load (config, &error);
+  g_assert_no_error (error);
+  g_assert_true (kvev_security_address_allowed (security, "127.0.0.1"));
+  g_assert_true (kvev_security_address_allowed (security, "::ffff:127.0.0.1"));
+  g_assert_false (kvev_security_address_allowed (security, "127.0.0.2"));
+  g_assert_true (kvev_security_address_allowed (security, "10.1.255.3"));
+  g_assert_false (kvev_security_address_allowed (security, "10.2.0.1"));
+  g_assert_true (kvev_security_address_allowed (security, "fd12::1"));
+  g_assert_false (kvev_security_address_allowed (security, "fe80::1"));
+  g_assert_false (kvev_security_address_allowed (security, ""));
+  g_assert_false (kvev_security_address_allowed (security, "garbage"));
+}
+
+static void
+test_wildcard_endpoints (void)
+{
+  g_assert_true (kvev_endpoint_is_wildcard ("tcp://*:5557"));
+  g_assert_true (kvev_endpoint_is_wildcard ("tcp://0.0.0.0:5557"));
+  g_assert_true (kvev_endpoint_is_wildcard ("tcp://[::]:5557"));
+  g_assert_false (kvev_endpoint_is_wildcard ("tcp://127.0.0.1:5557"));
+  g_assert_false (kvev_endpoint_is_wildcard ("tcp://[::1]:5557"));
+  g_assert_false (kvev_endpoint_is_wildcard ("ipc:///tmp/x"));
+}
+
+/* The warning is checked without binding: tests never listen beyond
+ * loopback. */
+static void
+test_wildcard_warning (void)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://*:5557");
+  g_autoptr (KvevConfig) local = secure_config ("tcp://127.0.0.1:5557");
+  g_autoptr (KvevSecurity) security = NULL;
+  g_autoptr (KvevSecurity) listed = NULL;
+
+  security = kvev_security_load (config, NULL);
+  g_assert_nonnull (security);
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_WARNING, "*every interface*");
+  kvev_security_warn_if_exposed (config, security);
+  g_test_assert_expected_messages ();
+  /* Loopback, or an allow-list, is not exposed: no warning (a stray one
+   * would abort the test under G_DEBUG=fatal-warnings). */
+  kvev_security_warn_if_exposed (local, security);
+  set (config, "kv_events_allowed_addresses", "10.0.0.0/8");
+  listed = kvev_security_load (config, NULL);
+  kvev_security_warn_if_exposed (config, listed);
+}
+
+#ifdef HAVE_ZMQ
+/* Whether a subscriber gets anything within a short wait. */
+static gboolean
+receives_anything (TestSub *sub)
+{
+  g_autoptr (TestMessage) message = test_sub_recv (sub, 300);
+
+  return message != NULL;
+}
+
+static void
+publish_some (KvevPublisher *publisher)
+{
+  guint i;
+
+  for (i = 0; i < 20; i++)
+    kvev_publish_stored (publisher, "tenant", "key", -1, NULL, KVEV_MEDIA_CPU);
+  g_assert_true (kvev_publisher_flush (publisher, 10000));
+}
+
+static void
+test_curve_allowed_clients (void)
+{
+  char server_public[41], server_secret[41], allowed_public[41], allowed_secret[41];
+  char other_public[41], other_secret[41], wrong_public[41], wrong_secret[41];
+  g_autofree char *secret_file = NULL;
+  g_autofree char *clients_file = NULL;
+  g_autofree char *clients = NULL;
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  TestSub *allowed, *unknown, *wrong_server, *plain;
+  const char *endpoint;
+  guint received = 0;
+
+  g_assert_cmpint (zmq_curve_keypair (server_public, server_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (allowed_public, allowed_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (other_public, other_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (wrong_public, wrong_secret), ==, 0);
+  secret_file = write_file ("server.key", server_secret, 0600);
+  clients = g_strdup_printf ("# the indexer\n%s\n", allowed_public);
+  clients_file = write_file ("allowed", clients, 0644);
+  set (config, "kv_events_curve_secret_key_file", secret_file);
+  set (config, "kv_events_curve_allowed_clients_file", clients_file);
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  endpoint = kvev_publisher_get_endpoint (publisher);
+
+  unknown = test_sub_new_curve (endpoint, server_public, other_public, other_secret);
+  wrong_server = test_sub_new_curve (endpoint, wrong_public, other_public, other_secret);
+  plain = test_sub_new (endpoint);
+  allowed = test_sub_new_curve (endpoint, server_public, allowed_public, allowed_secret);
+  first = test_sync (publisher, allowed);
+  publish_some (publisher);
+  while (received < 20)
+    {
+      g_autoptr (TestMessage) message = test_sub_recv (allowed, 5000);
+
+      g_assert_nonnull (message);
+      received += message->n_events;
+    }
+  g_assert_false (receives_anything (unknown));
+  g_assert_false (receives_anything (wrong_server));
+  g_assert_false (receives_anything (plain));
+
+  /* The refused ones tried all along; the allowed one is still served. */
+  publish_some (publisher);
+  g_assert_true (receives_anything (allowed));
+  test_sub_free (allowed);
+  test_sub_free (unknown);
+  test_sub_free (wrong_server);
+  test_sub_free (plain);
+}
+
+/* CURVE without a client list: encryption, no client authentication. */
+static void
+test_curve_any_client (void)
+{
+  char server_public[41], server_secret[41], client_public[41], client_secret[41];
+  g_autofree char *secret_file = NULL;
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  TestSub *client, *plain;
+
+  g_assert_cmpint (zmq_curve_keypair (server_public, server_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (client_public, client_secret), ==, 0);
+  secret_file = write_file ("server2.key", server_secret, 0600);
+  set (config, "kv_events_curve_secret_key_file", secret_file);
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  plain = test_sub_new (kvev_publisher_get_endpoint (publisher));
+  client = test_sub_new_curve (kvev_publisher_get_endpoint (publisher), server_public,
+                               client_public, client_secret);
+  first = test_sync (publisher, client);
+  publish_some (publisher);
+  g_assert_true (receives_anything (client));
+  g_assert_false (receives_anything (plain));
+  test_sub_free (client);
+  test_sub_free (plain);
+}
+
+static void
+test_address_allow_list (void)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  g_autofree char *from_other = NULL;
+  TestSub *local, *other;
+  const char *endpoint;
+
+  set (config, "kv_events_allowed_addresses", "127.0.0.1");
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  endpoint = kvev_publisher_get_endpoint (publisher);
+  /* ZeroMQ's "tcp://SOURCE;DESTINATION" binds the subscriber's side. */
+  from_other = g_strdup_printf ("tcp://127.0.0.2:0;%s", endpoint + strlen ("tcp://"));
+  other = test_sub_new (from_other);
+  local = test_sub_new (endpoint);
+  first = test_sync (publisher, local);
+  publish_some (publisher);
+  g_assert_true (receives_anything (local));
+  g_assert_false (receives_anything (other));
+  test_sub_free (local);
+  test_sub_free (other);
+}
+
+#endif
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  key_dir = g_dir_make_tmp ("kvev-keys-XXXXXX", NULL);
+  g_assert_nonnull (key_dir);
+
+  g_test_add_func ("/kvevents/security/secret-key-mode", test_secret_key_mode);
+  g_test_add_func ("/kvevents/security/malformed-keys", test_malformed_keys);
+  g_test_add_func ("/kvevents/security/malformed-addresses", test_malformed_addresses);
+  g_test_add_func ("/kvevents/security/address-matching", test_address_matching);
+  g_test_add_func ("/kvevents/security/wildcard-endpoints", test_wildcard_endpoints);
+  g_test_add_func ("/kvevents/security/wildcard-warning", test_wildcard_warning);
+#ifdef HAVE_ZMQ
+  g_test_add_func ("/kvevents/security/curve-allowed-clients", test_curve_allowed_clients);
+  g_test_add_func ("/kvevents/security/curve-any-client", test_curve_any_client);
+  g_test_add_func ("/kvevents/security/address-allow-list", test_address_allow_list);
+#endif
+
+  status = g_test_run ();
+  {
+    g_autoptr (GDir) dir = g_dir_open (key_dir, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (key_dir, name, NULL);
+        g_unlink (path);
+      }
+    g_rmdir (key_dir);
+  }
+  return status;
+}

@@ -1,0 +1,296 @@
+/* test-stress.c: four producers on two cores, a queue that overflows, a
+ * steady subscriber, one that keeps reconnecting and flushes in between;
+ * afterwards every event is accounted for exactly.  Also many publishers
+ * created and freed with events in flight, and a free that must not wait
+ * on a subscriber that never reads.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "test-util.h"
+
+#include <zmq.h>
+
+#define N_PRODUCERS 4
+#define CALLS_PER_PRODUCER 25000
+
+typedef struct
+{
+  KvevPublisher *publisher;
+  guint seed;
+} Producer;
+
+/* Every kind of call, at random, with keys some of which need bin. */
+static gpointer
+produce (gpointer data)
+{
+  Producer *producer = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (producer->seed);
+  guint i;
+
+  for (i = 0; i < CALLS_PER_PRODUCER; i++)
+    {
+      char key[48];
+      KvevMedia a = g_rand_int_range (rand, 0, 4), b = g_rand_int_range (rand, 0, 4);
+      KvevClearScope *scope;
+
+      g_snprintf (key, sizeof key, "p%u-%u%s", producer->seed, i, i % 97 == 0 ? "\xff" : "");
+      switch (g_rand_int_range (rand, 0, 6))
+        {
+        case 0:
+        case 1:
+          kvev_publish_stored (producer->publisher, "tenant", key, -1, "g", a);
+          break;
+        case 2:
+          kvev_publish_removed (producer->publisher, NULL, key, -1, NULL, a);
+          break;
+        case 3:
+          kvev_publish_delta (producer->publisher, "tenant", key, -1, NULL, a, b);
+          break;
+        case 4:
+          kvev_publish_cleared (producer->publisher, "other");
+          break;
+        default:
+          scope = kvev_clear_begin (producer->publisher, "scoped");
+          kvev_clear_object_removed (scope, key, -1, NULL, a);
+          if (g_rand_boolean (rand))
+            kvev_clear_skipped (scope, g_rand_int_range (rand, 0, KVEV_SKIP_OTHER + 1));
+          kvev_clear_end (scope);
+          break;
+        }
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  TestSub *sub;
+  guint64 next_sequence;
+  guint64 next_event_id;
+  gint stop;
+  /* Read by the main thread once the reader has stopped. */
+  guint64 events;
+  guint64 id_holes;
+  guint64 sequence_gaps;
+  guint64 messages_after_gap;
+  guint64 mismatched_gaps;
+  guint64 malformed;
+  gint64 received; /* atomic, for the main thread's wait */
+} Reader;
+
+static gpointer
+read_stream (gpointer data)
+{
+  Reader *reader = data;
+
+  while (!g_atomic_int_get (&reader->stop))
+    {
+      g_autoptr (TestMessage) message = test_sub_recv (reader->sub, 50);
+      guint64 jump, hole, first_id;
+      guint i;
+
+      if (message == NULL)
+        continue;
+      if (message->n_frames != 3 || message->sequence_len != 8 || !message->decoded
+          || message->n_events == 0)
+        {
+          reader->malformed++;
+          continue;
+        }
+      first_id = test_map_uint (&message->events[0], "event_id");
+      jump = message->sequence - reader->next_sequence;
+      hole = first_id - reader->next_event_id;
+      /* A drop reserves one sequence number per event, right before the
+       * first message after it: the jump and the hole are the same. */
+      if (jump != hole)
+        reader->mismatched_gaps++;
+      if (jump > 0)
+        reader->messages_after_gap++;
+      reader->sequence_gaps += jump;
+      reader->id_holes += hole;
+      reader->next_sequence = message->sequence + 1;
+      for (i = 0; i < message->n_events; i++)
+        {
+          guint64 id = test_map_uint (&message->events[i], "event_id");
+
+          if (i > 0 && id != reader->next_event_id)
+            reader->mismatched_gaps++;
+          reader->next_event_id = id + 1;
+        }
+      reader->events += message->n_events;
+      g_atomic_pointer_add (&reader->received, message->n_events);
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  const char *endpoint;
+  gint stop;
+  guint connections;
+} Churner;
+
+/* A subscriber that comes and goes; the publisher must not care. */
+static gpointer
+churn (gpointer data)
+{
+  Churner *churner = data;
+
+  while (!g_atomic_int_get (&churner->stop))
+    {
+      TestSub *sub = test_sub_new (churner->endpoint);
+      g_autoptr (TestMessage) message = test_sub_recv (sub, 5);
+
+      test_sub_free (sub);
+      churner->connections++;
+    }
+  return NULL;
+}
+
+static void
+test_conservation (void)
+{
+  g_autofree char *endpoint = test_ipc_endpoint ("stress");
+  g_autoptr (KvevConfig) config = test_config_new (endpoint);
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  Producer producers[N_PRODUCERS];
+  GThread *threads[N_PRODUCERS], *reader_thread, *churn_thread;
+  Reader reader = { 0 };
+  Churner churner = { 0 };
+  guint64 published, dropped, base_published, base_dropped, base_id;
+  gint64 deadline;
+  guint i;
+
+  test_config_set (config, "kv_events_queue_capacity", "512");
+  test_config_set (config, "kv_events_send_hwm", "0");
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  reader.sub = test_sub_new (kvev_publisher_get_endpoint (publisher));
+  first = test_sync (publisher, reader.sub);
+  base_published = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS);
+  base_dropped = kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS);
+  base_id = kvev_queue_last_event_id (publisher->queue);
+  reader.next_sequence = kvev_publisher_stat (publisher, KVEV_STAT_LAST_SEQUENCE) + 1;
+  reader.next_event_id = base_id + 1;
+
+  reader_thread = g_thread_new ("reader", read_stream, &reader);
+  churner.endpoint = kvev_publisher_get_endpoint (publisher);
+  churn_thread = g_thread_new ("churn", churn, &churner);
+  for (i = 0; i < N_PRODUCERS; i++)
+    {
+      producers[i] = (Producer){ publisher, i + 1 };
+      threads[i] = g_thread_new ("producer", produce, &producers[i]);
+    }
+  /* Flushes racing with the producers must neither hang nor lose. */
+  for (i = 0; i < 20; i++)
+    {
+      kvev_publisher_flush (publisher, 5);
+      g_usleep (2000);
+    }
+  for (i = 0; i < N_PRODUCERS; i++)
+    g_thread_join (threads[i]);
+  g_assert_true (kvev_publisher_flush (publisher, 30000));
+
+  published = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS) - base_published;
+  dropped = kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS) - base_dropped;
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while ((guint64) g_atomic_pointer_get (&reader.received) < published
+         && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  g_atomic_int_set (&reader.stop, 1);
+  g_atomic_int_set (&churner.stop, 1);
+  g_thread_join (reader_thread);
+  g_thread_join (churn_thread);
+
+  g_test_message ("published %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT
+                  ", gaps before %" G_GUINT64_FORMAT " messages, %u reconnections",
+                  published, dropped, reader.messages_after_gap, churner.connections);
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_QUEUE_DEPTH), ==, 0);
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_ENQUEUED_EVENTS), ==,
+                    kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS)
+                        + kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS));
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_SEND_FAILURES), ==, 0);
+  /* No receive or send high-water mark: ZeroMQ dropped nothing for the
+   * steady reader, so it saw every published event. */
+  g_assert_cmpuint (reader.events, ==, published);
+  g_assert_cmpuint (reader.malformed, ==, 0);
+  g_assert_cmpuint (reader.mismatched_gaps, ==, 0);
+  g_assert_cmpuint (reader.id_holes, ==, dropped);
+  g_assert_cmpuint (reader.sequence_gaps, ==, dropped);
+  g_assert_cmpuint (reader.next_event_id - 1, ==, kvev_queue_last_event_id (publisher->queue));
+  /* The queue was small enough to overflow, or the test proves nothing. */
+  g_assert_cmpuint (dropped, >, 0);
+  test_sub_free (reader.sub);
+}
+
+/* Many publishers, each freed with events still in flight. */
+static void
+test_create_free_cycles (void)
+{
+  g_autoptr (KvevConfig) config = test_config_new ("tcp://127.0.0.1:*");
+  guint cycle, i;
+
+  test_config_set (config, "kv_events_close_timeout_ms", "200");
+  for (cycle = 0; cycle < 1000; cycle++)
+    {
+      g_autoptr (GError) error = NULL;
+      KvevPublisher *publisher = kvev_publisher_new (config, &error);
+      gint64 start;
+
+      g_assert_no_error (error);
+      for (i = 0; i < 50; i++)
+        kvev_publish_stored (publisher, "t", "key", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+      start = g_get_monotonic_time ();
+      kvev_publisher_free (publisher);
+      /* A hang detector, not a speed target: the bound is the close
+       * timeout plus a wide margin for a loaded machine. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, (200 + 5000) * 1000);
+    }
+}
+
+/* A subscriber that never reads fills ZeroMQ's queues; the free still
+ * returns within its close timeout, because PUB drops rather than blocks
+ * and the linger is what is left of the timeout. */
+static void
+test_free_with_stuck_subscriber (void)
+{
+  g_autofree char *endpoint = test_ipc_endpoint ("stuck");
+  g_autoptr (KvevConfig) config = test_config_new (endpoint);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  KvevPublisher *publisher;
+  void *context, *socket;
+  int hwm = 10;
+  gint64 start;
+  guint i;
+
+  test_config_set (config, "kv_events_send_hwm", "10");
+  test_config_set (config, "kv_events_close_timeout_ms", "300");
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  context = zmq_ctx_new ();
+  socket = zmq_socket (context, ZMQ_SUB);
+  zmq_setsockopt (socket, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  zmq_setsockopt (socket, ZMQ_SUBSCRIBE, "", 0);
+  g_assert_cmpint (zmq_connect (socket, kvev_publisher_get_endpoint (publisher)), ==, 0);
+  g_usleep (100000);
+  for (i = 0; i < 200000; i++)
+    kvev_publish_stored (publisher, "t", "a-key-of-some-length", -1, NULL, KVEV_MEDIA_CPU);
+  start = g_get_monotonic_time ();
+  kvev_publisher_free (publisher);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, (300 + 3000) * 1000);
+  zmq_close (socket);
+  zmq_ctx_term (context);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/kvevents/stress/conservation", test_conservation);
+  g_test_add_func ("/kvevents/stress/create-free-cycles", test_create_free_cycles);
+  g_test_add_func ("/kvevents/stress/free-with-stuck-subscriber", test_free_with_stuck_subscriber);
+
+  return g_test_run ();
+}
