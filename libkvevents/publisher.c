@@ -3,6 +3,8 @@
  */
 #include "publisher-private.h"
 
+#include <inttypes.h>
+
 KvevPublisher *
 kvev_publisher_new (const KvevConfig *config, GError **error)
 {
@@ -125,9 +127,9 @@ kvev_publisher_free (KvevPublisher *publisher)
           guint64 lost = kvev_queue_discard (publisher->queue);
 
           if (lost > 0)
-            g_warning (_("Closing the kv_events publisher dropped %" G_GUINT64_FORMAT
+            g_warning (_("Closing the kv_events publisher dropped %" PRIu64
                          " queued events after waiting %u ms"),
-                       lost, publisher->config->close_timeout_ms);
+                       (uint64_t) lost, publisher->config->close_timeout_ms);
         }
       kvev_queue_stop (publisher->queue);
       kvev_transport_stop (publisher->transport, deadline);

@@ -7,6 +7,7 @@
  */
 #include "test-util.h"
 
+#include <string.h>
 #include <zmq.h>
 
 #define N_PRODUCERS 4
@@ -248,6 +249,15 @@ test_create_free_cycles (void)
     }
 }
 
+/* Whether it drains in time depends on the machine; dropping the rest at
+ * the deadline, with its warning, is the behaviour under test. */
+static gboolean
+close_drop_is_not_fatal (const char *log_domain, GLogLevelFlags log_level, const char *message,
+                         gpointer user_data)
+{
+  return strstr (message, "Closing the kv_events publisher dropped") == NULL;
+}
+
 /* A subscriber that never reads fills ZeroMQ's queues; the free still
  * returns within its close timeout, because PUB drops rather than blocks
  * and the linger is what is left of the timeout. */
@@ -276,9 +286,11 @@ test_free_with_stuck_subscriber (void)
   g_usleep (100000);
   for (i = 0; i < 200000; i++)
     kvev_publish_stored (publisher, "t", "a-key-of-some-length", -1, NULL, KVEV_MEDIA_CPU);
+  g_test_log_set_fatal_handler (close_drop_is_not_fatal, NULL);
   start = g_get_monotonic_time ();
   kvev_publisher_free (publisher);
   g_assert_cmpint (g_get_monotonic_time () - start, <, (300 + 3000) * 1000);
+  g_test_log_set_fatal_handler (NULL, NULL);
   zmq_close (socket);
   zmq_ctx_term (context);
 }

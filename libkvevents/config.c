@@ -1,0 +1,897 @@
+/* config.c: the flag table, parsing, validation, key-file and GOption
+ * front ends.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvevents-private.h"
+
+#include "security.h"
+
+#include <string.h>
+
+/* Closing is bounded so a stuck subscriber cannot hold a master's
+ * shutdown for more than ten minutes. */
+#define KVEV_MAX_CLOSE_TIMEOUT_MS 600000
+
+/* Longest flag name plus its NUL; checked when the derived tables are
+ * built, so a longer name added to the table fails every test at once. */
+#define FLAG_NAME_SIZE 48
+
+/* Suggestions are for typos, not for arbitrary input: a longer name is
+ * not compared at all, which also bounds the work an attacker-chosen
+ * name can cause. */
+#define SUGGEST_MAX_INPUT 256
+#define SUGGEST_MAX_DISTANCE 3
+
+/* A value quoted in a message is cut here: the point is to recognise it,
+ * and a megabyte of it would drown the log line. */
+#define SHOWN_VALUE_MAX 200
+
+typedef enum
+{
+  FLAG_BOOLEAN,
+  FLAG_UINT32,
+  FLAG_STRING,
+} FlagType;
+
+typedef struct
+{
+  const char *name;
+  FlagType type;
+  glong offset;               /* of the field in KvevConfig */
+  guint32 default_number;     /* booleans and integers */
+  const char *default_string; /* strings */
+  guint32 min;                /* integers */
+  guint32 max;
+  const char *help; /* N_(): translated when shown */
+  const char *arg;  /* N_(): the value's name in --help */
+} Flag;
+
+typedef union
+{
+  gboolean boolean;
+  guint32 number;
+  const char *string; /* borrowed until stored */
+} FlagValue;
+
+#define BOOLEAN_FIELD(field, def)                                                                  \
+  FLAG_BOOLEAN, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0
+#define UINT32_FIELD(field, def, lo, hi)                                                           \
+  FLAG_UINT32, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, (lo), (hi)
+#define STRING_FIELD(field, def) FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, (def), 0, 0
+
+/* The one description of every flag.  Order is API: kvev_config_flags ()
+ * and --help list them this way. */
+static const Flag flags[] = {
+  { "enable_kv_events", BOOLEAN_FIELD (enable, FALSE), N_ ("Publish KV cache availability events"),
+    /* TRANSLATORS: the value of a boolean option, optional as the
+     * brackets say. */
+    N_ ("[BOOL]") },
+  { "kv_events_bind_endpoint", STRING_FIELD (bind_endpoint, ""),
+    N_ ("ZeroMQ endpoint the publisher binds: tcp://HOST:PORT, ipc://PATH "
+        "or inproc://NAME"),
+    N_ ("ENDPOINT") },
+  { "kv_events_backend_id", STRING_FIELD (backend_id, ""),
+    N_ ("Backend identifier sent in every event (required when events "
+        "are enabled)"),
+    N_ ("ID") },
+  { "kv_events_model_name", STRING_FIELD (model_name, ""),
+    N_ ("Model name sent in every event (empty: none)"), N_ ("NAME") },
+  { "kv_events_block_size", UINT32_FIELD (block_size, 0, 0, G_MAXUINT32),
+    N_ ("Block size in tokens sent in every event (0: none)"), N_ ("N") },
+  { "kv_events_additional_salt", STRING_FIELD (additional_salt, ""),
+    N_ ("Additional hash salt sent in every event (empty: none)"), N_ ("SALT") },
+  { "kv_events_lora_name", STRING_FIELD (lora_name, ""),
+    N_ ("LoRA adapter name sent in every event (empty: none)"), N_ ("NAME") },
+  { "kv_events_dp_rank", UINT32_FIELD (dp_rank, 0, 0, G_MAXUINT32),
+    N_ ("Data-parallel rank sent with every batch and event"), N_ ("RANK") },
+  { "kv_events_emit_object_key", BOOLEAN_FIELD (emit_object_key, TRUE),
+    N_ ("Publish stored and removed events with their object key "
+        "(false: do not publish them)"),
+    N_ ("[BOOL]") },
+  { "kv_events_emit_legacy_compat", BOOLEAN_FIELD (emit_legacy_compat, TRUE),
+    N_ ("Also send the legacy field names older subscribers read"), N_ ("[BOOL]") },
+  { "kv_events_queue_capacity",
+    UINT32_FIELD (queue_capacity, KVEV_DEFAULT_QUEUE_CAPACITY, 0, G_MAXUINT32),
+    N_ ("Events queued before the oldest is dropped (0: unbounded)"), N_ ("N") },
+  { "kv_events_max_batch_events",
+    UINT32_FIELD (max_batch_events, KVEV_DEFAULT_MAX_BATCH_EVENTS, 1, KVEV_MAX_MAX_BATCH_EVENTS),
+    N_ ("Most events in one published message (1 to 4096)"), N_ ("N") },
+  { "kv_events_send_hwm", UINT32_FIELD (send_hwm, KVEV_DEFAULT_SEND_HWM, 0, G_MAXUINT32),
+    N_ ("ZeroMQ send high-water mark in messages (0: no limit)"), N_ ("N") },
+  { "kv_events_close_timeout_ms",
+    UINT32_FIELD (close_timeout_ms, KVEV_DEFAULT_CLOSE_TIMEOUT_MS, 0, KVEV_MAX_CLOSE_TIMEOUT_MS),
+    N_ ("Milliseconds to keep publishing queued events when closing "
+        "(0 to 600000)"),
+    N_ ("MS") },
+  { "kv_events_topic", STRING_FIELD (topic, ""),
+    N_ ("Topic frame sent before every message (empty by default)"), N_ ("TOPIC") },
+  { "kv_events_curve_secret_key_file", STRING_FIELD (curve_secret_key_file, ""),
+    N_ ("File holding the publisher's CURVE secret key in Z85, mode 600 "
+        "(empty: no encryption)"),
+    N_ ("FILE") },
+  { "kv_events_curve_allowed_clients_file", STRING_FIELD (curve_allowed_clients_file, ""),
+    N_ ("File listing the CURVE public keys of the subscribers allowed, one "
+        "per line (empty: any subscriber that knows the publisher's key)"),
+    N_ ("FILE") },
+  { "kv_events_allowed_addresses", STRING_FIELD (allowed_addresses, ""),
+    N_ ("Comma-separated IP addresses or address/prefix ranges allowed to "
+        "subscribe over tcp:// (empty: any)"),
+    N_ ("LIST") },
+};
+
+#define N_FLAGS G_N_ELEMENTS (flags)
+
+/* Tables derived from flags[] once: C cannot compute them statically,
+ * and deriving keeps flags[] the only place a flag is described.  Static
+ * storage, so kvev_config_flags () and the option entries can hand out
+ * pointers that never die. */
+static const char *flag_names[N_FLAGS + 1];
+static char option_names[N_FLAGS][FLAG_NAME_SIZE];
+
+static void
+derived_tables_init (void)
+{
+  static gsize initialized = 0;
+
+  if (g_once_init_enter (&initialized))
+    {
+      for (gsize i = 0; i < N_FLAGS; i++)
+        {
+          g_assert (strlen (flags[i].name) < FLAG_NAME_SIZE);
+          flag_names[i] = flags[i].name;
+          g_strlcpy (option_names[i], flags[i].name, FLAG_NAME_SIZE);
+          g_strdelimit (option_names[i], "_", '-');
+        }
+      flag_names[N_FLAGS] = NULL;
+      g_once_init_leave (&initialized, 1);
+    }
+}
+
+static gpointer
+flag_field (KvevConfig *config, const Flag *flag)
+{
+  return G_STRUCT_MEMBER_P (config, flag->offset);
+}
+
+static gconstpointer
+flag_const_field (const KvevConfig *config, const Flag *flag)
+{
+  return (const guint8 *) config + flag->offset;
+}
+
+static const Flag *
+flag_lookup (const char *name)
+{
+  for (gsize i = 0; i < N_FLAGS; i++)
+    if (strcmp (flags[i].name, name) == 0)
+      return &flags[i];
+  return NULL;
+}
+
+static void
+flag_default (const Flag *flag, FlagValue *value)
+{
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      value->boolean = flag->default_number != 0;
+      return;
+    case FLAG_UINT32:
+      value->number = flag->default_number;
+      return;
+    case FLAG_STRING:
+      value->string = flag->default_string;
+      return;
+    }
+  g_return_if_reached ();
+}
+
+/* The value borrows from @config: store or format it before @config
+ * changes. */
+static void
+flag_load (const KvevConfig *config, const Flag *flag, FlagValue *value)
+{
+  gconstpointer field = flag_const_field (config, flag);
+
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      value->boolean = *(const gboolean *) field;
+      return;
+    case FLAG_UINT32:
+      value->number = *(const guint32 *) field;
+      return;
+    case FLAG_STRING:
+      value->string = *(char *const *) field;
+      return;
+    }
+  g_return_if_reached ();
+}
+
+static void
+flag_store (KvevConfig *config, const Flag *flag, const FlagValue *value)
+{
+  gpointer field = flag_field (config, flag);
+
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      *(gboolean *) field = value->boolean;
+      return;
+    case FLAG_UINT32:
+      *(guint32 *) field = value->number;
+      return;
+    case FLAG_STRING:
+      {
+        char **slot = field;
+        char *old = *slot;
+
+        /* Duplicate before freeing: the new value may live in the old. */
+        *slot = g_strdup (value->string);
+        g_free (old);
+      }
+      return;
+    }
+  g_return_if_reached ();
+}
+
+/* Exchanges one flag's value between two configurations; strings change
+ * owner rather than being copied, so this cannot fail. */
+static void
+flag_swap (KvevConfig *a, KvevConfig *b, const Flag *flag)
+{
+  gpointer field_a = flag_field (a, flag);
+  gpointer field_b = flag_field (b, flag);
+
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      {
+        gboolean saved = *(gboolean *) field_a;
+
+        *(gboolean *) field_a = *(gboolean *) field_b;
+        *(gboolean *) field_b = saved;
+      }
+      return;
+    case FLAG_UINT32:
+      {
+        guint32 saved = *(guint32 *) field_a;
+
+        *(guint32 *) field_a = *(guint32 *) field_b;
+        *(guint32 *) field_b = saved;
+      }
+      return;
+    case FLAG_STRING:
+      {
+        char *saved = *(char **) field_a;
+
+        *(char **) field_a = *(char **) field_b;
+        *(char **) field_b = saved;
+      }
+      return;
+    }
+  g_return_if_reached ();
+}
+
+static void
+flag_clear (KvevConfig *config, const Flag *flag)
+{
+  if (flag->type == FLAG_STRING)
+    {
+      char **slot = flag_field (config, flag);
+
+      g_free (*slot);
+      *slot = NULL;
+    }
+}
+
+static char *
+flag_format (const Flag *flag, const FlagValue *value)
+{
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      return g_strdup (value->boolean ? "true" : "false");
+    case FLAG_UINT32:
+      return g_strdup_printf ("%" G_GUINT32_FORMAT, value->number);
+    case FLAG_STRING:
+      return g_strdup (value->string);
+    }
+  g_return_val_if_reached (NULL);
+}
+
+/* Values and names come from files and command lines in any encoding,
+ * but a GError message must be UTF-8 a log or a terminal can take: keep
+ * valid UTF-8 readable, turn everything else into C escapes. */
+static char *
+escape_for_message (const char *text)
+{
+  char high_bytes[129];
+  gsize length = strlen (text);
+  gboolean valid = g_utf8_validate (text, (gssize) length, NULL);
+  gboolean cut = length > SHOWN_VALUE_MAX;
+  g_autofree char *head = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (cut)
+    {
+      length = SHOWN_VALUE_MAX;
+      /* Back off to a character boundary so the cut stays UTF-8. */
+      if (valid)
+        while (length > 0 && ((guchar) text[length] & 0xc0) == 0x80)
+          length--;
+    }
+  head = g_strndup (text, length);
+
+  for (int i = 0; i < 128; i++)
+    high_bytes[i] = (char) (0x80 + i);
+  high_bytes[128] = '\0';
+
+  escaped = g_strescape (head, valid ? high_bytes : NULL);
+  if (cut)
+    return g_strconcat (escaped, "...", NULL);
+  return g_steal_pointer (&escaped);
+}
+
+/* Flag names are ASCII; a user's near miss often differs only in case or
+ * in writing the option's dashes. */
+static guchar
+fold_name_char (char c)
+{
+  return c == '-' ? '_' : (guchar) g_ascii_tolower (c);
+}
+
+/* Levenshtein distance between @input and a flag name, or @limit + 1 once
+ * it is known to exceed @limit.  Two rows as wide as the flag name, so
+ * the memory is fixed whatever @input is. */
+static guint
+name_distance (const char *input, gsize input_length, const char *name, guint limit)
+{
+  guint rows[2][FLAG_NAME_SIZE];
+  gsize name_length = strlen (name);
+  guint *previous = rows[0];
+  guint *current = rows[1];
+
+  g_return_val_if_fail (name_length < FLAG_NAME_SIZE, limit + 1);
+
+  for (gsize j = 0; j <= name_length; j++)
+    previous[j] = (guint) j;
+
+  for (gsize i = 1; i <= input_length; i++)
+    {
+      guint row_min;
+      guint *swap;
+
+      current[0] = (guint) i;
+      row_min = current[0];
+      for (gsize j = 1; j <= name_length; j++)
+        {
+          guint substitute
+              = previous[j - 1] + (fold_name_char (input[i - 1]) != fold_name_char (name[j - 1]));
+          guint best = MIN (previous[j] + 1, current[j - 1] + 1);
+
+          current[j] = MIN (best, substitute);
+          row_min = MIN (row_min, current[j]);
+        }
+      /* No later row can go below this one's minimum. */
+      if (row_min > limit)
+        return limit + 1;
+      swap = previous;
+      previous = current;
+      current = swap;
+    }
+
+  return MIN (previous[name_length], limit + 1);
+}
+
+static const Flag *
+flag_nearest (const char *name)
+{
+  gsize length = strlen (name);
+  const Flag *best = NULL;
+  guint best_distance = SUGGEST_MAX_DISTANCE + 1;
+
+  if (length > SUGGEST_MAX_INPUT)
+    return NULL;
+
+  for (gsize i = 0; i < N_FLAGS; i++)
+    {
+      guint distance = name_distance (name, length, flags[i].name, SUGGEST_MAX_DISTANCE);
+
+      /* Strictly less: on a tie the earlier flag in the table wins. */
+      if (distance < best_distance)
+        {
+          best = &flags[i];
+          best_distance = distance;
+        }
+    }
+  return best;
+}
+
+static void
+set_unknown_flag_error (const char *name, GError **error)
+{
+  const Flag *nearest = flag_nearest (name);
+  g_autofree char *shown = escape_for_message (name);
+
+  if (nearest != NULL)
+    g_set_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG,
+                 /* TRANSLATORS: both are flag names, e.g.
+                  * kv_events_dp_rank; keep them as they are. */
+                 _ ("Unknown flag \"%s\" (did you mean \"%s\"?)"), shown, nearest->name);
+  else
+    g_set_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG, _ ("Unknown flag \"%s\""), shown);
+}
+
+static gboolean
+parse_boolean (const char *text, gboolean *out)
+{
+  static const char *const true_words[] = { "true", "yes", "1" };
+  static const char *const false_words[] = { "false", "no", "0" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (true_words); i++)
+    {
+      if (g_ascii_strcasecmp (text, true_words[i]) == 0)
+        {
+          *out = TRUE;
+          return TRUE;
+        }
+      if (g_ascii_strcasecmp (text, false_words[i]) == 0)
+        {
+          *out = FALSE;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Digits only: strtoul would take signs, spaces and "0x", and wrap a
+ * negative number around to a huge one. */
+static gboolean
+parse_uint32 (const char *text, guint32 *out)
+{
+  guint64 number = 0;
+
+  if (*text == '\0')
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      number = number * 10 + (guint64) (*p - '0');
+      if (number > G_MAXUINT32)
+        return FALSE;
+    }
+  *out = (guint32) number;
+  return TRUE;
+}
+
+static gboolean
+flag_parse (const Flag *flag, const char *text, FlagValue *value, GError **error)
+{
+  g_autofree char *shown = NULL;
+
+  switch (flag->type)
+    {
+    case FLAG_BOOLEAN:
+      if (parse_boolean (text, &value->boolean))
+        return TRUE;
+      shown = escape_for_message (text);
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: a value, then a flag name; true, false,
+                    * yes, no, 1 and 0 are what the user may type. */
+                   _ ("Invalid value \"%s\" for %s: expected true, false, "
+                      "yes, no, 1 or 0"),
+                   shown, flag->name);
+      return FALSE;
+
+    case FLAG_UINT32:
+      if (parse_uint32 (text, &value->number) && value->number >= flag->min
+          && value->number <= flag->max)
+        return TRUE;
+      shown = escape_for_message (text);
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: a value, a flag name, then the smallest
+                    * and the largest value allowed. */
+                   _ ("Invalid value \"%s\" for %s: expected an unsigned "
+                      "integer from %u to %u"),
+                   shown, flag->name, (guint) flag->min, (guint) flag->max);
+      return FALSE;
+
+    case FLAG_STRING:
+      /* Any bytes: what a string must look like is for validate, which
+       * sees the flags together. */
+      value->string = text;
+      return TRUE;
+    }
+  g_return_val_if_reached (FALSE);
+}
+
+/* The one path from text to a stored value: kvev_config_set, the key
+ * file and the command line all end here, so they accept and refuse the
+ * same things with the same words. */
+static gboolean
+config_set_flag (KvevConfig *config, const Flag *flag, const char *text, GError **error)
+{
+  FlagValue value = { 0 };
+
+  if (!flag_parse (flag, text, &value, error))
+    return FALSE;
+  flag_store (config, flag, &value);
+  return TRUE;
+}
+
+KvevConfig *
+kvev_config_new (void)
+{
+  KvevConfig *config = g_new0 (KvevConfig, 1);
+
+  for (gsize i = 0; i < N_FLAGS; i++)
+    {
+      FlagValue value = { 0 };
+
+      flag_default (&flags[i], &value);
+      flag_store (config, &flags[i], &value);
+    }
+  return config;
+}
+
+KvevConfig *
+kvev_config_copy (const KvevConfig *config)
+{
+  KvevConfig *copy;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  copy = g_new0 (KvevConfig, 1);
+  for (gsize i = 0; i < N_FLAGS; i++)
+    {
+      FlagValue value = { 0 };
+
+      flag_load (config, &flags[i], &value);
+      flag_store (copy, &flags[i], &value);
+    }
+  return copy;
+}
+
+void
+kvev_config_free (KvevConfig *config)
+{
+  if (config == NULL)
+    return;
+  for (gsize i = 0; i < N_FLAGS; i++)
+    flag_clear (config, &flags[i]);
+  g_free (config);
+}
+
+gboolean
+kvev_config_set (KvevConfig *config, const char *flag, const char *value, GError **error)
+{
+  const Flag *entry;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (flag != NULL, FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  entry = flag_lookup (flag);
+  if (entry == NULL)
+    {
+      set_unknown_flag_error (flag, error);
+      return FALSE;
+    }
+  return config_set_flag (config, entry, value, error);
+}
+
+char *
+kvev_config_get (const KvevConfig *config, const char *flag)
+{
+  const Flag *entry;
+  FlagValue value = { 0 };
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (flag != NULL, NULL);
+
+  entry = flag_lookup (flag);
+  if (entry == NULL)
+    return NULL;
+  flag_load (config, entry, &value);
+  return flag_format (entry, &value);
+}
+
+const char *const *
+kvev_config_flags (void)
+{
+  derived_tables_init ();
+  return flag_names;
+}
+
+gboolean
+kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *group,
+                           GError **error)
+{
+  g_autoptr (KvevConfig) work = NULL;
+  g_auto (GStrv) keys = NULL;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (key_file != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (group == NULL)
+    group = "kv_events";
+  if (!g_key_file_has_group (key_file, group))
+    return TRUE;
+
+  keys = g_key_file_get_keys (key_file, group, NULL, NULL);
+  if (keys == NULL)
+    return TRUE;
+
+  /* All or nothing: a half-applied file would leave a master running
+   * with a mix of old and new flags it never asked for. */
+  work = kvev_config_copy (config);
+  for (gsize i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr (GError) local_error = NULL;
+      g_autofree char *value = NULL;
+      g_autofree char *shown_key = NULL;
+      g_autofree char *shown_group = NULL;
+      int code;
+
+      /* get_string, not get_value: it undoes the file's escapes (\s, \n,
+       * \\) and refuses a value that is not UTF-8.  On a bad escape it
+       * returns a string and an error together: the error wins. */
+      value = g_key_file_get_string (key_file, group, keys[i], &local_error);
+      if (local_error == NULL)
+        {
+          if (value == NULL || kvev_config_set (work, keys[i], value, &local_error))
+            continue;
+        }
+
+      shown_key = escape_for_message (keys[i]);
+      shown_group = escape_for_message (group);
+      code = local_error->domain == KVEV_ERROR ? local_error->code : KVEV_ERROR_INVALID_VALUE;
+      g_set_error (error, KVEV_ERROR, code,
+                   /* TRANSLATORS: a key and a group of a key file, then
+                    * the reason, an already translated message. */
+                   _ ("Key \"%s\" in group [%s]: %s"), shown_key, shown_group,
+                   local_error->message);
+      return FALSE;
+    }
+
+  /* Commit by exchanging values: @config takes the new ones, and @work,
+   * freed on return, the old. */
+  for (gsize i = 0; i < N_FLAGS; i++)
+    flag_swap (config, work, &flags[i]);
+  return TRUE;
+}
+
+/* GOption hands the callback the option as the user wrote its name:
+ * "--kv-events-dp-rank". */
+static const Flag *
+flag_of_option (const char *option_name)
+{
+  const char *name = option_name;
+
+  if (g_str_has_prefix (name, "--"))
+    name += 2;
+  for (gsize i = 0; i < N_FLAGS; i++)
+    if (strcmp (option_names[i], name) == 0)
+      return &flags[i];
+  return NULL;
+}
+
+static gboolean
+option_parse (const char *option_name, const char *value, gpointer data, GError **error)
+{
+  KvevConfig *config = data;
+  const Flag *flag = flag_of_option (option_name);
+
+  if (flag == NULL)
+    {
+      set_unknown_flag_error (option_name, error);
+      return FALSE;
+    }
+  /* Only booleans take an optional argument; alone, they switch on. */
+  if (value == NULL && flag->type == FLAG_BOOLEAN)
+    value = "true";
+  if (value == NULL)
+    {
+      g_autofree char *shown = escape_for_message (option_name);
+
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _ ("Missing value for %s"), shown);
+      return FALSE;
+    }
+  return config_set_flag (config, flag, value, error);
+}
+
+/* g_option_group_set_translation_domain would call dgettext before our
+ * domain is bound; kvev_gettext binds it first. */
+static const char *
+option_translate (const char *text, gpointer data G_GNUC_UNUSED)
+{
+  return kvev_gettext (text);
+}
+
+GOptionGroup *
+kvev_config_option_group (KvevConfig *config)
+{
+  GOptionEntry entries[N_FLAGS + 1];
+  GOptionGroup *group;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  derived_tables_init ();
+
+  /* Descriptions stay msgids here; the translate function turns them
+   * into the user's language when --help prints them. */
+  group = g_option_group_new ("kv-events", N_ ("KV event publisher options:"),
+                              N_ ("Show KV event publisher options"), config, NULL);
+  g_option_group_set_translate_func (group, option_translate, NULL, NULL);
+
+  memset (entries, 0, sizeof entries);
+  for (gsize i = 0; i < N_FLAGS; i++)
+    {
+      entries[i].long_name = option_names[i];
+      entries[i].short_name = 0;
+      entries[i].flags
+          = flags[i].type == FLAG_BOOLEAN ? G_OPTION_FLAG_OPTIONAL_ARG : G_OPTION_FLAG_NONE;
+      entries[i].arg = G_OPTION_ARG_CALLBACK;
+      entries[i].arg_data = (gpointer) option_parse;
+      entries[i].description = flags[i].help;
+      entries[i].arg_description = flags[i].arg;
+    }
+  /* The group copies the array; the strings it points to are static. */
+  g_option_group_add_entries (group, entries);
+  return group;
+}
+
+/* ZeroMQ would refuse these too, but only when the publisher binds; here
+ * the master learns at startup, with the flag's name. */
+static gboolean
+tcp_port_is_valid (const char *port)
+{
+  guint number = 0;
+
+  if (strcmp (port, "*") == 0)
+    return TRUE;
+  if (*port == '\0')
+    return FALSE;
+  for (const char *p = port; *p != '\0'; p++)
+    {
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      number = number * 10 + (guint) (*p - '0');
+      if (number > 65535)
+        return FALSE;
+    }
+  return number >= 1;
+}
+
+static gboolean
+tcp_host_char_is_valid (char c)
+{
+  /* Printable ASCII, without what would make the address ambiguous. */
+  return c > ' ' && c < 0x7f && strchr ("/[]:", c) == NULL;
+}
+
+static gboolean
+tcp_address_is_valid (const char *address)
+{
+  const char *colon;
+
+  if (address[0] == '[')
+    {
+      const char *close = strchr (address, ']');
+      gboolean has_colon = FALSE;
+
+      if (close == NULL || close == address + 1 || close[1] != ':')
+        return FALSE;
+      for (const char *p = address + 1; p < close; p++)
+        {
+          if (*p == ':')
+            has_colon = TRUE;
+          else if (!g_ascii_isalnum (*p) && strchr (".%-_", *p) == NULL)
+            return FALSE;
+        }
+      return has_colon && tcp_port_is_valid (close + 2);
+    }
+
+  colon = strchr (address, ':');
+  if (colon == NULL || colon == address)
+    return FALSE;
+  for (const char *p = address; p < colon; p++)
+    if (!tcp_host_char_is_valid (*p))
+      return FALSE;
+  return tcp_port_is_valid (colon + 1);
+}
+
+static gboolean
+endpoint_is_valid (const char *endpoint)
+{
+  if (g_str_has_prefix (endpoint, "tcp://"))
+    return tcp_address_is_valid (endpoint + strlen ("tcp://"));
+  if (g_str_has_prefix (endpoint, "ipc://"))
+    return endpoint[strlen ("ipc://")] != '\0';
+  if (g_str_has_prefix (endpoint, "inproc://"))
+    return endpoint[strlen ("inproc://")] != '\0';
+  return FALSE;
+}
+
+gboolean
+kvev_config_validate (const KvevConfig *config, GError **error)
+{
+  g_autoptr (KvevSecurity) security = NULL;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* A disabled publisher never binds, so what the other flags say cannot
+   * stop the master from starting. */
+  if (!config->enable)
+    return TRUE;
+
+  if (config->bind_endpoint[0] == '\0')
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE,
+                   /* TRANSLATORS: two flag names; "true" is the value the
+                    * user typed, keep it. */
+                   _ ("%s must be set when %s is true"), "kv_events_bind_endpoint",
+                   "enable_kv_events");
+      return FALSE;
+    }
+  if (config->backend_id[0] == '\0')
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE, _ ("%s must be set when %s is true"),
+                   "kv_events_backend_id", "enable_kv_events");
+      return FALSE;
+    }
+  if (!endpoint_is_valid (config->bind_endpoint))
+    {
+      g_autofree char *shown = escape_for_message (config->bind_endpoint);
+
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: an endpoint, then the flag name; the
+                    * forms after the colon are ZeroMQ syntax. */
+                   _ ("Invalid value \"%s\" for %s: expected tcp://HOST:PORT, "
+                      "ipc://PATH or inproc://NAME"),
+                   shown, "kv_events_bind_endpoint");
+      return FALSE;
+    }
+
+  /* These go on the wire as msgpack str, in every event: one invalid byte
+   * would make strict readers reject every payload. */
+  {
+    static const struct
+    {
+      const char *flag;
+      gsize offset;
+    } wire_strings[] = {
+      { "kv_events_backend_id", G_STRUCT_OFFSET (KvevConfig, backend_id) },
+      { "kv_events_model_name", G_STRUCT_OFFSET (KvevConfig, model_name) },
+      { "kv_events_additional_salt", G_STRUCT_OFFSET (KvevConfig, additional_salt) },
+      { "kv_events_lora_name", G_STRUCT_OFFSET (KvevConfig, lora_name) },
+    };
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (wire_strings); i++)
+      {
+        const char *value = G_STRUCT_MEMBER (const char *, config, wire_strings[i].offset);
+
+        if (!g_utf8_validate (value, -1, NULL))
+          {
+            g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                         /* TRANSLATORS: a flag name. */
+                         _ ("Invalid value for %s: not valid UTF-8 (it is sent as a msgpack "
+                            "string)"),
+                         wire_strings[i].flag);
+            return FALSE;
+          }
+      }
+  }
+
+  /* The security flags name files and address lists: reading them here,
+   * in every build, reports a bad key at startup rather than at the
+   * first bind. */
+  security = kvev_security_load (config, error);
+  return security != NULL;
+}

@@ -1,0 +1,1478 @@
+/* test-config.c: the flag table, parsing, key files, options, validation.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/* Internal header: the tests look at the struct to check that strings are
+ * never NULL and use the library's KVEV_DEFAULT_* macros. */
+#include "kvevents-private.h"
+
+#include <kvevents/kvevents.h>
+#include <string.h>
+
+typedef struct
+{
+  const char *name;
+  const char *default_value;
+} ExpectedFlag;
+
+/* The contract, written out independently of the library's table. */
+static const ExpectedFlag expected_flags[] = {
+  { "enable_kv_events", "false" },
+  { "kv_events_bind_endpoint", "" },
+  { "kv_events_backend_id", "" },
+  { "kv_events_model_name", "" },
+  { "kv_events_block_size", "0" },
+  { "kv_events_additional_salt", "" },
+  { "kv_events_lora_name", "" },
+  { "kv_events_dp_rank", "0" },
+  { "kv_events_emit_object_key", "true" },
+  { "kv_events_emit_legacy_compat", "true" },
+  { "kv_events_queue_capacity", "65536" },
+  { "kv_events_max_batch_events", "64" },
+  { "kv_events_send_hwm", "10000" },
+  { "kv_events_close_timeout_ms", "1000" },
+  { "kv_events_topic", "" },
+  { "kv_events_curve_secret_key_file", "" },
+  { "kv_events_curve_allowed_clients_file", "" },
+  { "kv_events_allowed_addresses", "" },
+};
+
+static const char *const boolean_flags[] = {
+  "enable_kv_events",
+  "kv_events_emit_object_key",
+  "kv_events_emit_legacy_compat",
+};
+
+static const char *const string_flags[] = {
+  "kv_events_bind_endpoint",
+  "kv_events_backend_id",
+  "kv_events_model_name",
+  "kv_events_additional_salt",
+  "kv_events_lora_name",
+  "kv_events_topic",
+  "kv_events_curve_secret_key_file",
+  "kv_events_curve_allowed_clients_file",
+  "kv_events_allowed_addresses",
+};
+
+typedef struct
+{
+  const char *name;
+  guint32 min;
+  guint32 max;
+} IntegerFlag;
+
+static const IntegerFlag integer_flags[] = {
+  { "kv_events_block_size", 0, G_MAXUINT32 },     { "kv_events_dp_rank", 0, G_MAXUINT32 },
+  { "kv_events_queue_capacity", 0, G_MAXUINT32 }, { "kv_events_max_batch_events", 1, 4096 },
+  { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
+};
+
+/* Every flag's value as text, to compare whole configurations. */
+static GStrv
+snapshot (const KvevConfig *config)
+{
+  GStrv values = g_new0 (char *, G_N_ELEMENTS (expected_flags) + 1);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (expected_flags); i++)
+    {
+      values[i] = kvev_config_get (config, expected_flags[i].name);
+      g_assert_nonnull (values[i]);
+    }
+  return values;
+}
+
+static void
+assert_snapshot (const KvevConfig *config, const char *const *expected)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (expected_flags); i++)
+    {
+      g_autofree char *value = kvev_config_get (config, expected_flags[i].name);
+
+      if (g_strcmp0 (value, expected[i]) != 0)
+        g_test_message ("flag %s differs", expected_flags[i].name);
+      g_assert_cmpstr (value, ==, expected[i]);
+    }
+}
+
+static void
+assert_get (const KvevConfig *config, const char *flag, const char *expected)
+{
+  g_autofree char *value = kvev_config_get (config, flag);
+
+  g_assert_cmpstr (value, ==, expected);
+}
+
+/* A configuration far from the defaults, so that "unchanged" means
+ * something. */
+static KvevConfig *
+config_new_custom (void)
+{
+  KvevConfig *config = kvev_config_new ();
+  static const char *const settings[][2] = {
+    { "enable_kv_events", "true" },           { "kv_events_bind_endpoint", "tcp://127.0.0.1:5557" },
+    { "kv_events_backend_id", "backend-a" },  { "kv_events_model_name", "model-a" },
+    { "kv_events_block_size", "16" },         { "kv_events_dp_rank", "2" },
+    { "kv_events_emit_object_key", "false" }, { "kv_events_queue_capacity", "10" },
+    { "kv_events_max_batch_events", "8" },    { "kv_events_topic", "kv" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (kvev_config_set (config, settings[i][0], settings[i][1], &error));
+      g_assert_no_error (error);
+    }
+  return config;
+}
+
+static void
+assert_set_fails (KvevConfig *config, const char *flag, const char *value, int code,
+                  const char *expected_message)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) before = snapshot (config);
+  g_autofree char *shown_flag = g_strescape (flag, NULL);
+  g_autofree char *shown_value = g_strescape (value, NULL);
+
+  g_test_message ("set %s=\"%s\"", shown_flag, shown_value);
+  g_assert_false (kvev_config_set (config, flag, value, &error));
+  g_assert_error (error, KVEV_ERROR, code);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  if (expected_message != NULL)
+    g_assert_cmpstr (error->message, ==, expected_message);
+  assert_snapshot (config, (const char *const *) before);
+
+  /* Without a GError the call still fails cleanly. */
+  g_assert_false (kvev_config_set (config, flag, value, NULL));
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_flags_list (void)
+{
+  const char *const *names = kvev_config_flags ();
+  gsize n = 0;
+
+  g_assert_nonnull (names);
+  while (names[n] != NULL)
+    n++;
+  /* The fifteen of the contract, then the security flags. */
+  g_assert_cmpuint (n, ==, 18);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
+  for (gsize i = 0; i < n; i++)
+    g_assert_cmpstr (names[i], ==, expected_flags[i].name);
+  /* A static array: the same one every time. */
+  g_assert_true (kvev_config_flags () == names);
+}
+
+static void
+test_defaults (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autofree char *queue = g_strdup_printf ("%u", KVEV_DEFAULT_QUEUE_CAPACITY);
+  g_autofree char *batch = g_strdup_printf ("%u", KVEV_DEFAULT_MAX_BATCH_EVENTS);
+  g_autofree char *hwm = g_strdup_printf ("%u", KVEV_DEFAULT_SEND_HWM);
+  g_autofree char *timeout = g_strdup_printf ("%u", KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (expected_flags); i++)
+    {
+      g_test_message ("flag %s", expected_flags[i].name);
+      assert_get (config, expected_flags[i].name, expected_flags[i].default_value);
+    }
+
+  /* The private macros the publisher uses agree with the table. */
+  assert_get (config, "kv_events_queue_capacity", queue);
+  assert_get (config, "kv_events_max_batch_events", batch);
+  assert_get (config, "kv_events_send_hwm", hwm);
+  assert_get (config, "kv_events_close_timeout_ms", timeout);
+
+  /* The struct the publisher reads: strings are never NULL. */
+  g_assert_false (config->enable);
+  g_assert_true (config->emit_object_key);
+  g_assert_true (config->emit_legacy_compat);
+  g_assert_cmpstr (config->bind_endpoint, ==, "");
+  g_assert_cmpstr (config->backend_id, ==, "");
+  g_assert_cmpstr (config->model_name, ==, "");
+  g_assert_cmpstr (config->additional_salt, ==, "");
+  g_assert_cmpstr (config->lora_name, ==, "");
+  g_assert_cmpstr (config->topic, ==, "");
+  g_assert_cmpstr (config->curve_secret_key_file, ==, "");
+  g_assert_cmpstr (config->curve_allowed_clients_file, ==, "");
+  g_assert_cmpstr (config->allowed_addresses, ==, "");
+  g_assert_cmpuint (config->block_size, ==, 0);
+  g_assert_cmpuint (config->dp_rank, ==, 0);
+  g_assert_cmpuint (config->queue_capacity, ==, KVEV_DEFAULT_QUEUE_CAPACITY);
+  g_assert_cmpuint (config->max_batch_events, ==, KVEV_DEFAULT_MAX_BATCH_EVENTS);
+  g_assert_cmpuint (config->send_hwm, ==, KVEV_DEFAULT_SEND_HWM);
+  g_assert_cmpuint (config->close_timeout_ms, ==, KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
+}
+
+static void
+test_get_unknown (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  g_assert_null (kvev_config_get (config, "kv_events_dp_rnak"));
+  g_assert_null (kvev_config_get (config, ""));
+  g_assert_null (kvev_config_get (config, "KV_EVENTS_DP_RANK"));
+  g_assert_null (kvev_config_get (config, "kv-events-dp-rank"));
+}
+
+static void
+test_booleans (void)
+{
+  static const char *const true_words[] = {
+    "true", "TRUE", "True", "tRuE", "yes", "YES", "Yes", "1",
+  };
+  static const char *const false_words[] = {
+    "false", "FALSE", "False", "no", "NO", "No", "0",
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  for (gsize f = 0; f < G_N_ELEMENTS (boolean_flags); f++)
+    {
+      for (gsize i = 0; i < G_N_ELEMENTS (true_words); i++)
+        {
+          g_autoptr (GError) error = NULL;
+
+          g_assert_true (kvev_config_set (config, boolean_flags[f], "false", NULL));
+          g_assert_true (kvev_config_set (config, boolean_flags[f], true_words[i], &error));
+          g_assert_no_error (error);
+          assert_get (config, boolean_flags[f], "true");
+        }
+      for (gsize i = 0; i < G_N_ELEMENTS (false_words); i++)
+        {
+          g_autoptr (GError) error = NULL;
+
+          g_assert_true (kvev_config_set (config, boolean_flags[f], "true", NULL));
+          g_assert_true (kvev_config_set (config, boolean_flags[f], false_words[i], &error));
+          g_assert_no_error (error);
+          assert_get (config, boolean_flags[f], "false");
+        }
+    }
+
+  /* The struct follows. */
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "yes", NULL));
+  g_assert_true (config->enable);
+  g_assert_true (kvev_config_set (config, "kv_events_emit_object_key", "no", NULL));
+  g_assert_false (config->emit_object_key);
+  g_assert_true (kvev_config_set (config, "kv_events_emit_legacy_compat", "0", NULL));
+  g_assert_false (config->emit_legacy_compat);
+}
+
+static void
+test_integers (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  for (gsize f = 0; f < G_N_ELEMENTS (integer_flags); f++)
+    {
+      const IntegerFlag *flag = &integer_flags[f];
+      guint32 values[] = { flag->min, flag->min + 1, flag->max / 2, flag->max - 1, flag->max };
+
+      for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+        {
+          g_autoptr (GError) error = NULL;
+          g_autofree char *text = g_strdup_printf ("%u", values[i]);
+
+          g_test_message ("set %s=%s", flag->name, text);
+          g_assert_true (kvev_config_set (config, flag->name, text, &error));
+          g_assert_no_error (error);
+          assert_get (config, flag->name, text);
+        }
+    }
+
+  /* Leading zeros are still decimal digits, and are not octal. */
+  g_assert_true (kvev_config_set (config, "kv_events_dp_rank", "010", NULL));
+  assert_get (config, "kv_events_dp_rank", "10");
+  g_assert_true (
+      kvev_config_set (config, "kv_events_dp_rank", "0000000000000000000004294967295", NULL));
+  assert_get (config, "kv_events_dp_rank", "4294967295");
+
+  /* The struct follows. */
+  g_assert_true (kvev_config_set (config, "kv_events_dp_rank", "7", NULL));
+  g_assert_cmpuint (config->dp_rank, ==, 7);
+  g_assert_true (kvev_config_set (config, "kv_events_block_size", "256", NULL));
+  g_assert_cmpuint (config->block_size, ==, 256);
+  g_assert_true (kvev_config_set (config, "kv_events_queue_capacity", "0", NULL));
+  g_assert_cmpuint (config->queue_capacity, ==, 0);
+  g_assert_true (kvev_config_set (config, "kv_events_max_batch_events", "4096", NULL));
+  g_assert_cmpuint (config->max_batch_events, ==, 4096);
+  g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "0", NULL));
+  g_assert_cmpuint (config->send_hwm, ==, 0);
+  g_assert_true (kvev_config_set (config, "kv_events_close_timeout_ms", "600000", NULL));
+  g_assert_cmpuint (config->close_timeout_ms, ==, 600000);
+}
+
+static void
+test_strings (void)
+{
+  static const char *const values[] = {
+    "x",
+    "",
+    " spaces around ",
+    "tcp://*:5557",
+    "模型-名", /* UTF-8 */
+    "\xff\xfe not UTF-8",
+    "quote \" and backslash \\",
+    "line\nbreak",
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autofree char *long_value = g_strnfill (100000, 'k');
+
+  for (gsize f = 0; f < G_N_ELEMENTS (string_flags); f++)
+    {
+      for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+        {
+          g_autoptr (GError) error = NULL;
+
+          g_assert_true (kvev_config_set (config, string_flags[f], values[i], &error));
+          g_assert_no_error (error);
+          assert_get (config, string_flags[f], values[i]);
+        }
+      g_assert_true (kvev_config_set (config, string_flags[f], long_value, NULL));
+      assert_get (config, string_flags[f], long_value);
+    }
+
+  /* Each flag lands in its own field. */
+  for (gsize f = 0; f < G_N_ELEMENTS (string_flags); f++)
+    g_assert_true (kvev_config_set (config, string_flags[f], string_flags[f], NULL));
+  g_assert_cmpstr (config->bind_endpoint, ==, "kv_events_bind_endpoint");
+  g_assert_cmpstr (config->backend_id, ==, "kv_events_backend_id");
+  g_assert_cmpstr (config->model_name, ==, "kv_events_model_name");
+  g_assert_cmpstr (config->additional_salt, ==, "kv_events_additional_salt");
+  g_assert_cmpstr (config->lora_name, ==, "kv_events_lora_name");
+  g_assert_cmpstr (config->topic, ==, "kv_events_topic");
+  g_assert_cmpstr (config->curve_secret_key_file, ==, "kv_events_curve_secret_key_file");
+  g_assert_cmpstr (config->curve_allowed_clients_file, ==, "kv_events_curve_allowed_clients_file");
+  g_assert_cmpstr (config->allowed_addresses, ==, "kv_events_allowed_addresses");
+
+  /* The struct owns its copy. */
+  {
+    char value[] = "backend-1";
+
+    g_assert_true (kvev_config_set (config, "kv_events_backend_id", value, NULL));
+    value[0] = 'X';
+    g_assert_cmpstr (config->backend_id, ==, "backend-1");
+  }
+  /* Setting a string to the very text it holds is safe. */
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", config->backend_id, NULL));
+  g_assert_cmpstr (config->backend_id, ==, "backend-1");
+}
+
+static void
+test_bad_integers (void)
+{
+  static const char *const bad[] = {
+    "+1",
+    "-1",
+    "-0",
+    " 1",
+    "1 ",
+    "\t1",
+    "1\n",
+    "",
+    " ",
+    "12x",
+    "x12",
+    "0x10",
+    "1.5",
+    "1e3",
+    "1,000",
+    "1_000",
+    "4294967296",
+    "99999999999999999999999999",
+    "18446744073709551616",
+  };
+  g_autoptr (KvevConfig) config = config_new_custom ();
+
+  for (gsize f = 0; f < G_N_ELEMENTS (integer_flags); f++)
+    {
+      g_autofree char *arabic_digit
+          = g_strdup_printf ("Invalid value \"\xd9\xa1\" for %s: expected an unsigned integer "
+                             "from %u to %u",
+                             integer_flags[f].name, integer_flags[f].min, integer_flags[f].max);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+        {
+          /* ASCII only, so escaping is plain C escaping. */
+          g_autofree char *escaped = g_strescape (bad[i], NULL);
+          g_autofree char *expected = g_strdup_printf (
+              "Invalid value \"%s\" for %s: expected an unsigned integer "
+              "from %u to %u",
+              escaped, integer_flags[f].name, integer_flags[f].min, integer_flags[f].max);
+
+          assert_set_fails (config, integer_flags[f].name, bad[i], KVEV_ERROR_INVALID_VALUE,
+                            expected);
+        }
+      /* A digit, but not an ASCII one. */
+      assert_set_fails (config, integer_flags[f].name, "\xd9\xa1", KVEV_ERROR_INVALID_VALUE,
+                        arabic_digit);
+    }
+
+  /* The example of the documentation, exactly. */
+  assert_set_fails (config, "kv_events_dp_rank", "12x", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"12x\" for kv_events_dp_rank: expected "
+                    "an unsigned integer from 0 to 4294967295");
+  assert_set_fails (config, "kv_events_block_size", "4294967296", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"4294967296\" for kv_events_block_size: "
+                    "expected an unsigned integer from 0 to 4294967295");
+  assert_set_fails (config, "kv_events_dp_rank", "", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"\" for kv_events_dp_rank: expected "
+                    "an unsigned integer from 0 to 4294967295");
+}
+
+static void
+test_out_of_range (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+
+  assert_set_fails (config, "kv_events_max_batch_events", "0", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"0\" for kv_events_max_batch_events: "
+                    "expected an unsigned integer from 1 to 4096");
+  assert_set_fails (config, "kv_events_max_batch_events", "4097", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"4097\" for kv_events_max_batch_events: "
+                    "expected an unsigned integer from 1 to 4096");
+  assert_set_fails (config, "kv_events_max_batch_events", "4294967295", KVEV_ERROR_INVALID_VALUE,
+                    NULL);
+  assert_set_fails (config, "kv_events_close_timeout_ms", "600001", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"600001\" for kv_events_close_timeout_ms: "
+                    "expected an unsigned integer from 0 to 600000");
+  assert_set_fails (config, "kv_events_close_timeout_ms", "4294967295", KVEV_ERROR_INVALID_VALUE,
+                    NULL);
+
+  /* The bounds themselves are in range. */
+  g_assert_true (kvev_config_set (config, "kv_events_max_batch_events", "1", NULL));
+  assert_get (config, "kv_events_max_batch_events", "1");
+  g_assert_true (kvev_config_set (config, "kv_events_close_timeout_ms", "0", NULL));
+  assert_get (config, "kv_events_close_timeout_ms", "0");
+}
+
+static void
+test_bad_booleans (void)
+{
+  static const char *const bad[] = {
+    "",  " ", "2", "-1",    "01",    "on",   "off",       "tru",     "t",
+    "f", "y", "n", " true", "true ", "yess", "truefalse", "enabled", "null",
+  };
+  g_autoptr (KvevConfig) config = config_new_custom ();
+
+  for (gsize f = 0; f < G_N_ELEMENTS (boolean_flags); f++)
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autofree char *expected
+            = g_strdup_printf ("Invalid value \"%s\" for %s: expected true, false, yes, no, "
+                               "1 or 0",
+                               bad[i], boolean_flags[f]);
+
+        assert_set_fails (config, boolean_flags[f], bad[i], KVEV_ERROR_INVALID_VALUE, expected);
+      }
+}
+
+static void
+test_bad_value_escaped (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *huge = g_strnfill (1000000, '9');
+
+  /* Not UTF-8: shown as escapes, so the message stays UTF-8. */
+  assert_set_fails (config, "kv_events_dp_rank", "1\xff\xfe", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"1\\377\\376\" for kv_events_dp_rank: "
+                    "expected an unsigned integer from 0 to 4294967295");
+  /* Control characters and quotes are escaped, UTF-8 stays readable. */
+  assert_set_fails (config, "enable_kv_events", "是\n\"", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"是\\n\\\"\" for enable_kv_events: "
+                    "expected true, false, yes, no, 1 or 0");
+
+  /* A huge value is cut in the message, not copied whole. */
+  g_assert_false (kvev_config_set (config, "kv_events_dp_rank", huge, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "kv_events_dp_rank"));
+  g_assert_nonnull (strstr (error->message, "999999..."));
+  g_assert_cmpuint (strlen (error->message), <, 1000);
+}
+
+static void
+test_unknown_flag_suggestion (void)
+{
+  static const char *const typos[][2] = {
+    { "kv_events_dp_rnak", "kv_events_dp_rank" },
+    { "kv_events_dprank", "kv_events_dp_rank" },
+    { "kv-events-dp-rank", "kv_events_dp_rank" },
+    { "kv-events-emit-object-key", "kv_events_emit_object_key" },
+    { "Kv-Events-Dp-Rnak", "kv_events_dp_rank" },
+    { "KV_EVENTS_TOPIC", "kv_events_topic" },
+    { "enable_kv_event", "enable_kv_events" },
+    { "enable-kv-events", "enable_kv_events" },
+    { "kv_events_bind_endpiont", "kv_events_bind_endpoint" },
+    { "kv_event_queue_capacity", "kv_events_queue_capacity" },
+    { "kv_events_send_hmw", "kv_events_send_hwm" },
+    /* Three edits is the farthest a guess goes. */
+    { "kv_events_dp_rankxxx", "kv_events_dp_rank" },
+    { "xv_events_dp_rbnc", "kv_events_dp_rank" },
+  };
+  g_autoptr (KvevConfig) config = config_new_custom ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (typos); i++)
+    {
+      g_autofree char *expected = g_strdup_printf ("Unknown flag \"%s\" (did you mean \"%s\"?)",
+                                                   typos[i][0], typos[i][1]);
+
+      assert_set_fails (config, typos[i][0], "1", KVEV_ERROR_UNKNOWN_FLAG, expected);
+    }
+}
+
+static void
+test_unknown_flag_no_suggestion (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) long_name = g_string_new (NULL);
+
+  assert_set_fails (config, "completely_unrelated", "1", KVEV_ERROR_UNKNOWN_FLAG,
+                    "Unknown flag \"completely_unrelated\"");
+  assert_set_fails (config, "", "1", KVEV_ERROR_UNKNOWN_FLAG, "Unknown flag \"\"");
+  assert_set_fails (config, "rank", "1", KVEV_ERROR_UNKNOWN_FLAG, "Unknown flag \"rank\"");
+  /* Four edits away is too far to guess. */
+  assert_set_fails (config, "kv_events_dp_rankxxxx", "1", KVEV_ERROR_UNKNOWN_FLAG,
+                    "Unknown flag \"kv_events_dp_rankxxxx\"");
+  assert_set_fails (config, "xv_events_dp_rbncx", "1", KVEV_ERROR_UNKNOWN_FLAG,
+                    "Unknown flag \"xv_events_dp_rbncx\"");
+  /* Bytes that are not UTF-8 are escaped. */
+  assert_set_fails (config, "kv_\xff\xfe", "1", KVEV_ERROR_UNKNOWN_FLAG,
+                    "Unknown flag \"kv_\\377\\376\"");
+
+  /* A very long name: no suggestion, no crash, a bounded message. */
+  for (int i = 0; i < 20000; i++)
+    g_string_append (long_name, "kv_events_dp_rank");
+  g_assert_false (kvev_config_set (config, long_name->str, "1", &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG);
+  g_assert_null (strstr (error->message, "did you mean"));
+  g_assert_cmpuint (strlen (error->message), <, 1000);
+  g_clear_error (&error);
+
+  /* A stray byte that is not UTF-8 still leaves a near miss. */
+  g_string_assign (long_name, "kv_events_dp_rank");
+  g_string_append (long_name, "\xff");
+  g_assert_false (kvev_config_set (config, long_name->str, "1", &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG);
+  g_assert_cmpstr (error->message, ==,
+                   "Unknown flag \"kv_events_dp_rank\\377\" "
+                   "(did you mean \"kv_events_dp_rank\"?)");
+}
+
+static void
+test_unknown_flag_any_bytes (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (1527);
+
+  /* Arbitrary bytes as names and values: never a crash, always a UTF-8
+   * message. */
+  for (int round = 0; round < 2000; round++)
+    {
+      char name[64];
+      char value[64];
+      gsize name_length = (gsize) g_rand_int_range (rand, 0, sizeof name);
+      gsize value_length = (gsize) g_rand_int_range (rand, 0, sizeof value);
+      g_autoptr (GError) error = NULL;
+
+      for (gsize i = 0; i < name_length; i++)
+        name[i] = (char) g_rand_int_range (rand, 1, 256);
+      name[name_length] = '\0';
+      for (gsize i = 0; i < value_length; i++)
+        value[i] = (char) g_rand_int_range (rand, 1, 256);
+      value[value_length] = '\0';
+
+      if (!kvev_config_set (config, name, value, &error))
+        {
+          g_assert_nonnull (error);
+          g_assert_true (g_utf8_validate (error->message, -1, NULL));
+        }
+      g_clear_error (&error);
+      if (kvev_config_set (config, "kv_events_dp_rank", value, &error))
+        {
+          /* Only digits get through. */
+          g_assert_cmpuint (value_length, >, 0);
+          for (gsize i = 0; i < value_length; i++)
+            g_assert_true (g_ascii_isdigit (value[i]));
+        }
+      else
+        {
+          g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+          g_assert_true (g_utf8_validate (error->message, -1, NULL));
+        }
+    }
+}
+
+static void
+test_unchanged_after_failure (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  char *endpoint = config->bind_endpoint;
+
+  g_assert_false (kvev_config_set (config, "kv_events_dp_rank", "-1", NULL));
+  g_assert_false (kvev_config_set (config, "kv_events_max_batch_events", "0", NULL));
+  g_assert_false (kvev_config_set (config, "enable_kv_events", "on", NULL));
+  g_assert_false (kvev_config_set (config, "kv_events_bind_endpont", "ipc:///tmp/y", NULL));
+  assert_snapshot (config, (const char *const *) before);
+  /* Not even reallocated. */
+  g_assert_true (config->bind_endpoint == endpoint);
+}
+
+static void
+test_copy (void)
+{
+  g_autoptr (KvevConfig) original = config_new_custom ();
+  g_autoptr (KvevConfig) copy = kvev_config_copy (original);
+  g_auto (GStrv) original_values = snapshot (original);
+  g_auto (GStrv) copy_values = NULL;
+
+  g_assert_nonnull (copy);
+  g_assert_true (copy != original);
+  assert_snapshot (copy, (const char *const *) original_values);
+  /* Strings are the copy's own. */
+  g_assert_true (copy->backend_id != original->backend_id);
+  g_assert_true (copy->topic != original->topic);
+
+  g_assert_true (kvev_config_set (original, "kv_events_backend_id", "other", NULL));
+  g_assert_true (kvev_config_set (original, "kv_events_dp_rank", "99", NULL));
+  g_assert_true (kvev_config_set (original, "enable_kv_events", "false", NULL));
+  assert_get (copy, "kv_events_backend_id", "backend-a");
+  assert_get (copy, "kv_events_dp_rank", "2");
+  assert_get (copy, "enable_kv_events", "true");
+
+  copy_values = snapshot (copy);
+  g_assert_true (kvev_config_set (copy, "kv_events_topic", "changed", NULL));
+  assert_get (original, "kv_events_topic", "kv");
+
+  /* Freeing one leaves the other whole. */
+  g_clear_pointer (&original, kvev_config_free);
+  g_assert_true (kvev_config_set (copy, "kv_events_topic", "kv", NULL));
+  assert_snapshot (copy, (const char *const *) copy_values);
+}
+
+static void
+test_free_null (void)
+{
+  kvev_config_free (NULL);
+  {
+    g_autoptr (KvevConfig) unset = NULL;
+
+    (void) unset;
+  }
+}
+
+static GKeyFile *
+key_file_new_from (const char *data)
+{
+  g_autoptr (GKeyFile) key_file = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_key_file_load_from_data (key_file, data, (gsize) -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&key_file);
+}
+
+static void
+test_key_file_good (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_autoptr (GKeyFile) key_file
+      = key_file_new_from ("# a master's configuration\n"
+                           "[other]\n"
+                           "kv_events_dp_rank=77\n"
+                           "unrelated=1\n"
+                           "[kv_events]\n"
+                           "enable_kv_events=YES\n"
+                           "kv_events_bind_endpoint=ipc:///tmp/kv.sock\n"
+                           "kv_events_backend_id=\\sbackend with spaces\\t\n"
+                           "kv_events_dp_rank=5\n"
+                           "kv_events_emit_legacy_compat=false\n"
+                           "kv_events_model_name=模型\n"
+                           "kv_events_topic=\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_no_error (error);
+
+  assert_get (config, "enable_kv_events", "true");
+  assert_get (config, "kv_events_bind_endpoint", "ipc:///tmp/kv.sock");
+  /* The file's escapes are undone. */
+  assert_get (config, "kv_events_backend_id", " backend with spaces\t");
+  assert_get (config, "kv_events_dp_rank", "5");
+  assert_get (config, "kv_events_emit_legacy_compat", "false");
+  assert_get (config, "kv_events_model_name", "模型");
+  assert_get (config, "kv_events_topic", "");
+  /* Keys the file does not name keep their values. */
+  assert_get (config, "kv_events_block_size", "16");
+  assert_get (config, "kv_events_emit_object_key", "false");
+  assert_get (config, "kv_events_max_batch_events", "8");
+  assert_get (config, "kv_events_send_hwm", "10000");
+  g_assert_cmpstr (config->backend_id, ==, " backend with spaces\t");
+}
+
+static void
+test_key_file_unknown_key (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
+                                                     "kv_events_backend_id=changed\n"
+                                                     "kv_events_dp_rank=9\n"
+                                                     "kv_events_dp_rnak=5\n"
+                                                     "kv_events_topic=changed\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG);
+  g_assert_cmpstr (error->message, ==,
+                   "Key \"kv_events_dp_rnak\" in group [kv_events]: "
+                   "Unknown flag \"kv_events_dp_rnak\" "
+                   "(did you mean \"kv_events_dp_rank\"?)");
+  /* Nothing before the bad key stuck. */
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_key_file_bad_value (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
+                                                     "enable_kv_events=false\n"
+                                                     "kv_events_bind_endpoint=ipc:///tmp/other\n"
+                                                     "kv_events_model_name=changed\n"
+                                                     "kv_events_max_batch_events=4097\n"
+                                                     "kv_events_dp_rank=1\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==,
+                   "Key \"kv_events_max_batch_events\" in group [kv_events]: "
+                   "Invalid value \"4097\" for kv_events_max_batch_events: "
+                   "expected an unsigned integer from 1 to 4096");
+  assert_snapshot (config, (const char *const *) before);
+
+  /* The same without a GError. */
+  g_assert_false (kvev_config_load_key_file (config, key_file, NULL, NULL));
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_key_file_unreadable_value (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  g_autoptr (GKeyFile) bad_escape = key_file_new_from ("[kv_events]\n"
+                                                       "kv_events_model_name=changed\n"
+                                                       "kv_events_topic=bad \\q escape\n");
+  g_autoptr (GKeyFile) not_utf8 = key_file_new_from ("[kv_events]\n"
+                                                     "kv_events_model_name=changed\n"
+                                                     "kv_events_topic=\xff\xfe\n");
+  g_autoptr (GError) error = NULL;
+
+  /* The key file refuses these itself; the load still fails in our
+   * domain, naming the key. */
+  g_assert_false (kvev_config_load_key_file (config, bad_escape, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_true (g_str_has_prefix (error->message, "Key \"kv_events_topic\" in group "
+                                                   "[kv_events]: "));
+  assert_snapshot (config, (const char *const *) before);
+  g_clear_error (&error);
+
+  g_assert_false (kvev_config_load_key_file (config, not_utf8, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_true (g_str_has_prefix (error->message, "Key \"kv_events_topic\" in group "
+                                                   "[kv_events]: "));
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_key_file_missing_group (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[master]\n"
+                                                     "kv_events_dp_rank=5\n"
+                                                     "bogus=1\n");
+  g_autoptr (GKeyFile) empty = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_no_error (error);
+  assert_snapshot (config, (const char *const *) before);
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, "kv_events", &error));
+  g_assert_no_error (error);
+  g_assert_true (kvev_config_load_key_file (config, empty, NULL, &error));
+  g_assert_no_error (error);
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_key_file_empty_group (void)
+{
+  g_autoptr (KvevConfig) config = config_new_custom ();
+  g_auto (GStrv) before = snapshot (config);
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
+                                                     "# nothing yet\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_no_error (error);
+  assert_snapshot (config, (const char *const *) before);
+}
+
+static void
+test_key_file_custom_group (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
+                                                     "kv_events_dp_rank=1\n"
+                                                     "[publisher]\n"
+                                                     "kv_events_dp_rank=2\n"
+                                                     "kv_events_bogus=3\n"
+                                                     "[master kv]\n"
+                                                     "kv_events_dp_rank=3\n"
+                                                     "kv_events_backend_id=b\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, "master kv", &error));
+  g_assert_no_error (error);
+  assert_get (config, "kv_events_dp_rank", "3");
+  assert_get (config, "kv_events_backend_id", "b");
+
+  /* The error names the group that was read. */
+  g_assert_false (kvev_config_load_key_file (config, key_file, "publisher", &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG);
+  g_assert_cmpstr (error->message, ==,
+                   "Key \"kv_events_bogus\" in group [publisher]: "
+                   "Unknown flag \"kv_events_bogus\"");
+  assert_get (config, "kv_events_dp_rank", "3");
+}
+
+/* g_option_context_parse drops what it parsed from the array without
+ * freeing it, so it gets a shallow copy and @owned keeps the strings. */
+static gboolean
+parse_args (KvevConfig *config, const char *const *args, GStrv *rest, GError **error)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_auto (GStrv) owned = g_strdupv ((char **) args);
+  int argc = (int) g_strv_length (owned);
+  g_autofree char **argv = g_new0 (char *, (gsize) argc + 1);
+  char **argv_ptr = argv;
+  gboolean ok;
+
+  for (int i = 0; i < argc; i++)
+    argv[i] = owned[i];
+  g_option_context_add_group (context, kvev_config_option_group (config));
+  g_option_context_set_help_enabled (context, FALSE);
+  ok = g_option_context_parse (context, &argc, &argv_ptr, error);
+  g_assert_true (argv_ptr == argv);
+  if (rest != NULL)
+    *rest = g_strdupv (argv_ptr);
+  return ok;
+}
+
+static void
+test_option_group_parse (void)
+{
+  static const char *const args[] = {
+    "master",
+    "--enable-kv-events",
+    "--kv-events-emit-object-key=false",
+    "--kv-events-dp-rank=3",
+    "--kv-events-bind-endpoint=ipc:///tmp/x",
+    "--kv-events-backend-id",
+    "backend b",
+    "--kv-events-topic=",
+    "--kv-events-max-batch-events",
+    "4096",
+    "positional",
+    NULL,
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) rest = NULL;
+
+  g_assert_true (kvev_config_set (config, "kv_events_topic", "t", NULL));
+  g_assert_true (parse_args (config, args, &rest, &error));
+  g_assert_no_error (error);
+
+  assert_get (config, "enable_kv_events", "true");
+  assert_get (config, "kv_events_emit_object_key", "false");
+  assert_get (config, "kv_events_dp_rank", "3");
+  assert_get (config, "kv_events_bind_endpoint", "ipc:///tmp/x");
+  assert_get (config, "kv_events_backend_id", "backend b");
+  assert_get (config, "kv_events_topic", "");
+  assert_get (config, "kv_events_max_batch_events", "4096");
+  /* Untouched flags keep their defaults. */
+  assert_get (config, "kv_events_emit_legacy_compat", "true");
+  assert_get (config, "kv_events_queue_capacity", "65536");
+
+  g_assert_cmpuint (g_strv_length (rest), ==, 2);
+  g_assert_cmpstr (rest[0], ==, "master");
+  g_assert_cmpstr (rest[1], ==, "positional");
+}
+
+static void
+test_option_group_booleans (void)
+{
+  static const char *const args[] = {
+    "master",
+    "--enable-kv-events=false",
+    "--kv-events-emit-object-key=YES",
+    "--kv-events-emit-legacy-compat=0",
+    NULL,
+  };
+  static const char *const again[] = {
+    "master",
+    "--enable-kv-events=true",
+    "--enable-kv-events=no",
+    NULL,
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_emit_object_key", "false", NULL));
+  g_assert_true (parse_args (config, args, NULL, &error));
+  g_assert_no_error (error);
+  assert_get (config, "enable_kv_events", "false");
+  assert_get (config, "kv_events_emit_object_key", "true");
+  assert_get (config, "kv_events_emit_legacy_compat", "false");
+
+  /* The last one wins, as on any command line. */
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (parse_args (config, again, NULL, &error));
+  g_assert_no_error (error);
+  assert_get (config, "enable_kv_events", "false");
+}
+
+static void
+test_option_group_every_flag (void)
+{
+  const char *const *names = kvev_config_flags ();
+
+  /* Each flag has its option, spelled with dashes. */
+  for (gsize i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr (KvevConfig) config = kvev_config_new ();
+      g_autoptr (GError) error = NULL;
+      g_autofree char *option = g_strdup (names[i]);
+      g_autofree char *arg = NULL;
+      g_autofree char *value = kvev_config_get (config, names[i]);
+      const char *args[3] = { "master", NULL, NULL };
+      const char *new_value;
+
+      g_strdelimit (option, "_", '-');
+      /* A value that differs from the default and suits the type. */
+      if (g_strcmp0 (value, "true") == 0)
+        new_value = "false";
+      else if (g_strcmp0 (value, "false") == 0)
+        new_value = "true";
+      else if (g_ascii_isdigit (value[0]))
+        new_value = strcmp (value, "1") == 0 ? "2" : "1";
+      else
+        new_value = "text";
+      arg = g_strdup_printf ("--%s=%s", option, new_value);
+      args[1] = arg;
+
+      g_test_message ("%s", arg);
+      g_assert_true (parse_args (config, args, NULL, &error));
+      g_assert_no_error (error);
+      assert_get (config, names[i], new_value);
+    }
+}
+
+static void
+test_option_group_bad_value (void)
+{
+  static const struct
+  {
+    const char *arg;
+    const char *flag;
+    const char *value;
+  } cases[] = {
+    { "--kv-events-dp-rank=12x", "kv_events_dp_rank", "12x" },
+    { "--kv-events-dp-rank=-1", "kv_events_dp_rank", "-1" },
+    { "--kv-events-max-batch-events=0", "kv_events_max_batch_events", "0" },
+    { "--kv-events-close-timeout-ms=600001", "kv_events_close_timeout_ms", "600001" },
+    { "--enable-kv-events=maybe", "enable_kv_events", "maybe" },
+    { "--kv-events-emit-object-key=", "kv_events_emit_object_key", "" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (KvevConfig) config = kvev_config_new ();
+      g_autoptr (KvevConfig) reference = kvev_config_new ();
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GError) expected = NULL;
+      const char *args[] = { "master", cases[i].arg, NULL };
+
+      g_test_message ("%s", cases[i].arg);
+      g_assert_false (kvev_config_set (reference, cases[i].flag, cases[i].value, &expected));
+      g_assert_false (parse_args (config, args, NULL, &error));
+      g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+      g_assert_cmpstr (error->message, ==, expected->message);
+    }
+}
+
+static void
+test_option_group_help (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  GOptionGroup *group = kvev_config_option_group (config);
+  g_autofree char *help = NULL;
+  g_autofree char *main_help = NULL;
+  const char *const *names = kvev_config_flags ();
+
+  g_assert_nonnull (group);
+  g_option_context_add_group (context, group);
+  help = g_option_context_get_help (context, FALSE, group);
+  main_help = g_option_context_get_help (context, TRUE, NULL);
+
+  g_assert_nonnull (strstr (main_help, "--help-kv-events"));
+  g_assert_nonnull (strstr (help, "KV event publisher options:"));
+  g_assert_nonnull (strstr (help, "--enable-kv-events"));
+  g_assert_nonnull (strstr (help, "--kv-events-dp-rank=RANK"));
+  g_assert_nonnull (strstr (help, "--kv-events-bind-endpoint=ENDPOINT"));
+  for (gsize i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *option = g_strdup_printf ("--%s", names[i]);
+
+      g_strdelimit (option + 2, "_", '-');
+      g_test_message ("%s", option);
+      g_assert_nonnull (strstr (help, option));
+    }
+  /* No underscore spelling leaks into the options. */
+  g_assert_null (strstr (help, "--kv_events"));
+}
+
+static void
+assert_valid (KvevConfig *config, const char *endpoint)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_test_message ("valid: %s", endpoint);
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", endpoint, NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+}
+
+static void
+assert_invalid (KvevConfig *config, const char *endpoint)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expected
+      = g_strdup_printf ("Invalid value \"%s\" for kv_events_bind_endpoint: expected "
+                         "tcp://HOST:PORT, ipc://PATH or inproc://NAME",
+                         endpoint);
+
+  g_test_message ("invalid: %s", endpoint);
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", endpoint, NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_assert_false (kvev_config_validate (config, NULL));
+}
+
+static void
+test_validate_disabled (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+
+  /* Junk does not matter while events are off. */
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "not an endpoint", NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "", NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_validate_incomplete (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+
+  /* Neither: the endpoint is reported first. */
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE);
+  g_assert_cmpstr (error->message, ==,
+                   "kv_events_bind_endpoint must be set when "
+                   "enable_kv_events is true");
+  g_clear_error (&error);
+
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE);
+  g_assert_nonnull (strstr (error->message, "kv_events_bind_endpoint"));
+  g_clear_error (&error);
+
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://x", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE);
+  g_assert_cmpstr (error->message, ==,
+                   "kv_events_backend_id must be set when "
+                   "enable_kv_events is true");
+  g_clear_error (&error);
+
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+}
+
+/* Context strings are msgpack str in every event: invalid UTF-8 there
+ * would make strict readers drop every payload. */
+static void
+test_validate_utf8 (void)
+{
+  static const char *const flags[] = { "kv_events_backend_id", "kv_events_model_name",
+                                       "kv_events_additional_salt", "kv_events_lora_name" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      g_autoptr (KvevConfig) config = kvev_config_new ();
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+      g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://x", NULL));
+      g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+      g_assert_true (kvev_config_set (config, flags[i], "caf\xc3\xa9", NULL));
+      g_assert_true (kvev_config_validate (config, NULL));
+      g_assert_true (kvev_config_set (config, flags[i], "bad\xff", NULL));
+      g_assert_false (kvev_config_validate (config, &error));
+      g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+      g_assert_nonnull (strstr (error->message, flags[i]));
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    }
+}
+
+static void
+test_validate_endpoints (void)
+{
+  static const char *const good[] = {
+    "tcp://127.0.0.1:5557",
+    "tcp://127.0.0.1:*",
+    "tcp://*:5557",
+    "tcp://*:*",
+    "tcp://[::1]:5555",
+    "tcp://[::]:*",
+    "tcp://[fe80::1%eth0]:5555",
+    "tcp://localhost:1",
+    "tcp://eth0:65535",
+    "tcp://master-0.example.com:5557",
+    "ipc:///tmp/kv.sock",
+    "ipc://@abstract",
+    "ipc://relative",
+    "inproc://kv",
+    "inproc://a/b:c",
+  };
+  static const char *const bad[] = {
+    "tcp://host",
+    "tcp://host:",
+    "tcp://host:0",
+    "tcp://host:00",
+    "tcp://host:70000",
+    "tcp://host:65536",
+    "tcp://host:99999999999999999999",
+    "tcp://host:-1",
+    "tcp://host:+1",
+    "tcp://host:1x",
+    "tcp://host: 1",
+    "tcp://:5555",
+    "tcp://",
+    "tcp://::1:5555",
+    "tcp://[::1]",
+    "tcp://[::1]:",
+    "tcp://[]:5555",
+    "tcp://[::1:5555",
+    "tcp://[localhost]:5555",
+    "tcp://[::1]x:5555",
+    "tcp://[::1]:5555]",
+    "tcp://ho st:5555",
+    "tcp://host/path:5555",
+    "udp://x:1",
+    "TCP://host:1",
+    "ipc://",
+    "inproc://",
+    "foo",
+    " tcp://host:1",
+    "pgm://eth0;239.192.1.1:5555",
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    assert_valid (config, good[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    assert_invalid (config, bad[i]);
+}
+
+static void
+test_validate_endpoint_escaped (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "tcp://\xff:1", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==,
+                   "Invalid value \"tcp://\\377:1\" for "
+                   "kv_events_bind_endpoint: expected tcp://HOST:PORT, "
+                   "ipc://PATH or inproc://NAME");
+}
+
+static void
+test_validate_security (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  /* Off, the security flags are not read either. */
+  g_assert_true (kvev_config_set (config, "kv_events_curve_secret_key_file",
+                                  "/nonexistent/kvev-test.key", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_allowed_addresses", "not an address", NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+
+  /* On, validate reads them, in every build. */
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "tcp://127.0.0.1:*", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "kv_events_curve_secret_key_file"));
+  g_clear_error (&error);
+
+  g_assert_true (kvev_config_set (config, "kv_events_curve_secret_key_file", "", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "kv_events_allowed_addresses"));
+  g_clear_error (&error);
+
+  g_assert_true (
+      kvev_config_set (config, "kv_events_allowed_addresses", "127.0.0.1, 10.0.0.0/8", NULL));
+  g_assert_true (kvev_config_validate (config, &error));
+  g_assert_no_error (error);
+
+  /* The endpoint's own syntax is checked before the security flags. */
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "tcp://127.0.0.1", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "kv_events_bind_endpoint"));
+}
+
+/* Preconditions: each case runs in a subprocess, where the critical is
+ * made non-fatal so the return value can be checked too. */
+typedef enum
+{
+  PRE_COPY,
+  PRE_SET_CONFIG,
+  PRE_SET_FLAG,
+  PRE_SET_VALUE,
+  PRE_GET_CONFIG,
+  PRE_GET_FLAG,
+  PRE_LOAD_CONFIG,
+  PRE_LOAD_KEY_FILE,
+  PRE_OPTION_GROUP,
+  PRE_VALIDATE,
+  PRE_SET_ERROR_SET,
+} Precondition;
+
+static const char *const precondition_patterns[] = {
+  [PRE_COPY] = "*CRITICAL*kvev_config_copy*config != NULL*",
+  [PRE_SET_CONFIG] = "*CRITICAL*kvev_config_set*config != NULL*",
+  [PRE_SET_FLAG] = "*CRITICAL*kvev_config_set*flag != NULL*",
+  [PRE_SET_VALUE] = "*CRITICAL*kvev_config_set*value != NULL*",
+  [PRE_GET_CONFIG] = "*CRITICAL*kvev_config_get*config != NULL*",
+  [PRE_GET_FLAG] = "*CRITICAL*kvev_config_get*flag != NULL*",
+  [PRE_LOAD_CONFIG] = "*CRITICAL*kvev_config_load_key_file*config != NULL*",
+  [PRE_LOAD_KEY_FILE] = "*CRITICAL*kvev_config_load_key_file*key_file != NULL*",
+  [PRE_OPTION_GROUP] = "*CRITICAL*kvev_config_option_group*config != NULL*",
+  [PRE_VALIDATE] = "*CRITICAL*kvev_config_validate*config != NULL*",
+  [PRE_SET_ERROR_SET] = "*CRITICAL*kvev_config_set*error == NULL*",
+};
+
+static void
+run_precondition (Precondition which)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GKeyFile) key_file = g_key_file_new ();
+  g_autoptr (GError) error = g_error_new_literal (KVEV_ERROR, 0, "set");
+
+  switch (which)
+    {
+    case PRE_COPY:
+      g_assert_null (kvev_config_copy (NULL));
+      break;
+    case PRE_SET_CONFIG:
+      g_assert_false (kvev_config_set (NULL, "kv_events_dp_rank", "1", NULL));
+      break;
+    case PRE_SET_FLAG:
+      g_assert_false (kvev_config_set (config, NULL, "1", NULL));
+      break;
+    case PRE_SET_VALUE:
+      g_assert_false (kvev_config_set (config, "kv_events_dp_rank", NULL, NULL));
+      assert_get (config, "kv_events_dp_rank", "0");
+      break;
+    case PRE_GET_CONFIG:
+      g_assert_null (kvev_config_get (NULL, "kv_events_dp_rank"));
+      break;
+    case PRE_GET_FLAG:
+      g_assert_null (kvev_config_get (config, NULL));
+      break;
+    case PRE_LOAD_CONFIG:
+      g_assert_false (kvev_config_load_key_file (NULL, key_file, NULL, NULL));
+      break;
+    case PRE_LOAD_KEY_FILE:
+      g_assert_false (kvev_config_load_key_file (config, NULL, NULL, NULL));
+      break;
+    case PRE_OPTION_GROUP:
+      g_assert_null (kvev_config_option_group (NULL));
+      break;
+    case PRE_VALIDATE:
+      g_assert_false (kvev_config_validate (NULL, NULL));
+      break;
+    case PRE_SET_ERROR_SET:
+      /* An error already set is a caller's bug too. */
+      g_assert_false (kvev_config_set (config, "kv_events_dp_rank", "x", &error));
+      g_assert_cmpstr (error->message, ==, "set");
+      break;
+    }
+}
+
+static void
+test_precondition (gconstpointer data)
+{
+  Precondition which = (Precondition) GPOINTER_TO_INT (data);
+
+  if (g_test_subprocess ())
+    {
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      run_precondition (which);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr (precondition_patterns[which]);
+}
+
+static void
+test_free_null_no_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      kvev_config_free (NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("");
+}
+
+static void
+test_log_domain (void)
+{
+  /* The library logs in its own domain so the master can route it. */
+  if (g_test_subprocess ())
+    {
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_assert_null (kvev_config_copy (NULL));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*kvevents-CRITICAL*kvev_config_copy*");
+}
+
+int
+main (int argc, char **argv)
+{
+  static const struct
+  {
+    const char *name;
+    Precondition which;
+  } preconditions[] = {
+    { "copy-null-config", PRE_COPY },
+    { "set-null-config", PRE_SET_CONFIG },
+    { "set-null-flag", PRE_SET_FLAG },
+    { "set-null-value", PRE_SET_VALUE },
+    { "set-error-already-set", PRE_SET_ERROR_SET },
+    { "get-null-config", PRE_GET_CONFIG },
+    { "get-null-flag", PRE_GET_FLAG },
+    { "load-key-file-null-config", PRE_LOAD_CONFIG },
+    { "load-key-file-null-key-file", PRE_LOAD_KEY_FILE },
+    { "option-group-null-config", PRE_OPTION_GROUP },
+    { "validate-null-config", PRE_VALIDATE },
+  };
+
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/kvevents/config/flags-list", test_flags_list);
+  g_test_add_func ("/kvevents/config/defaults", test_defaults);
+  g_test_add_func ("/kvevents/config/get-unknown", test_get_unknown);
+  g_test_add_func ("/kvevents/config/booleans", test_booleans);
+  g_test_add_func ("/kvevents/config/integers", test_integers);
+  g_test_add_func ("/kvevents/config/strings", test_strings);
+  g_test_add_func ("/kvevents/config/bad-integers", test_bad_integers);
+  g_test_add_func ("/kvevents/config/out-of-range", test_out_of_range);
+  g_test_add_func ("/kvevents/config/bad-booleans", test_bad_booleans);
+  g_test_add_func ("/kvevents/config/bad-value-escaped", test_bad_value_escaped);
+  g_test_add_func ("/kvevents/config/unknown-flag-suggestion", test_unknown_flag_suggestion);
+  g_test_add_func ("/kvevents/config/unknown-flag-no-suggestion", test_unknown_flag_no_suggestion);
+  g_test_add_func ("/kvevents/config/unknown-flag-any-bytes", test_unknown_flag_any_bytes);
+  g_test_add_func ("/kvevents/config/unchanged-after-failure", test_unchanged_after_failure);
+  g_test_add_func ("/kvevents/config/copy", test_copy);
+  g_test_add_func ("/kvevents/config/free-null", test_free_null);
+  g_test_add_func ("/kvevents/config/free-null-no-critical", test_free_null_no_critical);
+  g_test_add_func ("/kvevents/config/key-file-good", test_key_file_good);
+  g_test_add_func ("/kvevents/config/key-file-unknown-key", test_key_file_unknown_key);
+  g_test_add_func ("/kvevents/config/key-file-bad-value", test_key_file_bad_value);
+  g_test_add_func ("/kvevents/config/key-file-unreadable-value", test_key_file_unreadable_value);
+  g_test_add_func ("/kvevents/config/key-file-missing-group", test_key_file_missing_group);
+  g_test_add_func ("/kvevents/config/key-file-empty-group", test_key_file_empty_group);
+  g_test_add_func ("/kvevents/config/key-file-custom-group", test_key_file_custom_group);
+  g_test_add_func ("/kvevents/config/option-group-parse", test_option_group_parse);
+  g_test_add_func ("/kvevents/config/option-group-booleans", test_option_group_booleans);
+  g_test_add_func ("/kvevents/config/option-group-every-flag", test_option_group_every_flag);
+  g_test_add_func ("/kvevents/config/option-group-bad-value", test_option_group_bad_value);
+  g_test_add_func ("/kvevents/config/option-group-help", test_option_group_help);
+  g_test_add_func ("/kvevents/config/validate-disabled", test_validate_disabled);
+  g_test_add_func ("/kvevents/config/validate-incomplete", test_validate_incomplete);
+  g_test_add_func ("/kvevents/config/validate-endpoints", test_validate_endpoints);
+  g_test_add_func ("/kvevents/config/validate-utf8", test_validate_utf8);
+  g_test_add_func ("/kvevents/config/validate-endpoint-escaped", test_validate_endpoint_escaped);
+  g_test_add_func ("/kvevents/config/validate-security", test_validate_security);
+  for (gsize i = 0; i < G_N_ELEMENTS (preconditions); i++)
+    {
+      g_autofree char *path
+          = g_strdup_printf ("/kvevents/config/precondition/%s", preconditions[i].name);
+
+      g_test_add_data_func (path, GINT_TO_POINTER (preconditions[i].which), test_precondition);
+    }
+  g_test_add_func ("/kvevents/config/log-domain", test_log_domain);
+
+  return g_test_run ();
+}

@@ -1,0 +1,125 @@
+/* test-media.c: replica types onto tiers, tier names, version, features.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/* Internal header for config.h: HAVE_ZMQ says what the build chose. */
+#include "kvevents-private.h"
+
+#include <kvevents/kvevents.h>
+
+static void
+test_replica_memory (void)
+{
+  g_assert_cmpint (kvev_media_of_replica (KVEV_REPLICA_MEMORY), ==, KVEV_MEDIA_CPU);
+}
+
+static void
+test_replica_disk_types (void)
+{
+  static const KvevReplicaType disk_types[] = {
+    KVEV_REPLICA_DISK,
+    KVEV_REPLICA_LOCAL_DISK,
+    KVEV_REPLICA_NOF_SSD,
+    KVEV_REPLICA_DFS,
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (disk_types); i++)
+    {
+      g_test_message ("replica type %d", (int) disk_types[i]);
+      g_assert_cmpint (kvev_media_of_replica (disk_types[i]), ==, KVEV_MEDIA_DISK);
+    }
+}
+
+static void
+test_replica_values_are_abi (void)
+{
+  /* The enum is ABI: a renumbering would silently remap a master's
+   * replicas, so pin every value. */
+  g_assert_cmpint (KVEV_REPLICA_MEMORY, ==, 0);
+  g_assert_cmpint (KVEV_REPLICA_DISK, ==, 1);
+  g_assert_cmpint (KVEV_REPLICA_LOCAL_DISK, ==, 2);
+  g_assert_cmpint (KVEV_REPLICA_NOF_SSD, ==, 3);
+  g_assert_cmpint (KVEV_REPLICA_DFS, ==, 4);
+  g_assert_cmpint (KVEV_MEDIA_NONE, ==, 0);
+  g_assert_cmpint (KVEV_MEDIA_CPU, ==, 1);
+  g_assert_cmpint (KVEV_MEDIA_DISK, ==, 2);
+}
+
+static void
+test_replica_unknown (void)
+{
+  /* A replica type newer than the library is a disk tier, not an error. */
+  g_assert_cmpint (kvev_media_of_replica ((KvevReplicaType) 5), ==, KVEV_MEDIA_DISK);
+  g_assert_cmpint (kvev_media_of_replica ((KvevReplicaType) 99), ==, KVEV_MEDIA_DISK);
+  g_assert_cmpint (kvev_media_of_replica ((KvevReplicaType) -1), ==, KVEV_MEDIA_DISK);
+}
+
+static void
+test_media_name_single (void)
+{
+  g_assert_cmpstr (kvev_media_name (KVEV_MEDIA_CPU), ==, "cpu");
+  g_assert_cmpstr (kvev_media_name (KVEV_MEDIA_DISK), ==, "disk");
+}
+
+static void
+test_media_name_not_single (void)
+{
+  g_assert_null (kvev_media_name (KVEV_MEDIA_NONE));
+  g_assert_null (kvev_media_name (KVEV_MEDIA_CPU | KVEV_MEDIA_DISK));
+  g_assert_null (kvev_media_name (KVEV_MEDIA_ALL));
+  g_assert_null (kvev_media_name ((KvevMedia) (1 << 2)));
+  g_assert_null (kvev_media_name ((KvevMedia) (1 << 2 | KVEV_MEDIA_CPU)));
+}
+
+static void
+test_version (void)
+{
+  g_autofree char *expected
+      = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO);
+
+  g_assert_nonnull (kvev_version ());
+  g_assert_cmpstr (kvev_version (), ==, expected);
+  /* The package version configure knows is the same three numbers. */
+  g_assert_cmpstr (kvev_version (), ==, PACKAGE_VERSION);
+  g_assert_true (KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO));
+  g_assert_false (
+      KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO + 1));
+}
+
+static void
+test_has_transport (void)
+{
+#ifdef HAVE_ZMQ
+  g_assert_true (kvev_has_transport ());
+#else
+  g_assert_false (kvev_has_transport ());
+#endif
+}
+
+static void
+test_error_quark (void)
+{
+  g_assert_cmpstr (g_quark_to_string (KVEV_ERROR), ==, "kvev-error-quark");
+  g_assert_cmpuint (KVEV_ERROR, ==, kvev_error_quark ());
+  g_assert_cmpint (KVEV_ERROR_UNKNOWN_FLAG, ==, 0);
+  g_assert_cmpint (KVEV_ERROR_INVALID_VALUE, ==, 1);
+  g_assert_cmpint (KVEV_ERROR_INCOMPLETE, ==, 2);
+  g_assert_cmpint (KVEV_ERROR_TRANSPORT, ==, 3);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/kvevents/media/replica-memory", test_replica_memory);
+  g_test_add_func ("/kvevents/media/replica-disk-types", test_replica_disk_types);
+  g_test_add_func ("/kvevents/media/replica-values-are-abi", test_replica_values_are_abi);
+  g_test_add_func ("/kvevents/media/replica-unknown", test_replica_unknown);
+  g_test_add_func ("/kvevents/media/name-single", test_media_name_single);
+  g_test_add_func ("/kvevents/media/name-not-single", test_media_name_not_single);
+  g_test_add_func ("/kvevents/media/version", test_version);
+  g_test_add_func ("/kvevents/media/has-transport", test_has_transport);
+  g_test_add_func ("/kvevents/media/error-quark", test_error_quark);
+
+  return g_test_run ();
+}
