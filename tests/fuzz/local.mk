@@ -1,0 +1,1 @@
+# libFuzzer targets (--enable-fuzzing).
