@@ -1,0 +1,157 @@
+#!/bin/sh
+# test-oracle.sh: the availability a subscriber rebuilds from the events
+# alone must equal the master's own.
+#
+# examples/mini-master runs a seeded random workload over every operation
+# of the seed's publication-point table and writes its ground truth;
+# kvevents-sub records the stream, and tests/oracle-rebuild.py replays it.
+# The master waits for the subscriber before its first operation
+# (--wait-subscribers), so no event is lost to a subscriber still joining.
+# Then:
+#  - several seeds: the rebuild equals the truth, the stream has no gap;
+#  - mini-master-broken (one publication compiled out): the oracle fails;
+#  - a tiny queue: the loss the subscriber reports (sequence gaps and
+#    event_id holes) adds up to the publisher's dropped_events.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+PYTHON=${PYTHON_INTEROP:-/usr/bin/python3}
+
+if test "${KVEV_HAVE_ZMQ:-0}" != 1; then
+  echo "1..0 # SKIP built without ZeroMQ: nothing is published"
+  exit 0
+fi
+if ! "$PYTHON" -c 'import json' 2>/dev/null; then
+  echo "1..0 # SKIP no usable Python at $PYTHON"
+  exit 0
+fi
+
+SUB=$top_builddir/tools/kvevents-sub
+MASTER=$top_builddir/examples/mini-master
+BROKEN=$top_builddir/examples/mini-master-broken
+ORACLE=$top_srcdir/tests/oracle-rebuild.py
+OPS=20000
+SEEDS="1 2 3"
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test-oracle.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+# The relay behind --wait-subscribers makes its private endpoint here too.
+TMPDIR=$dir
+export TMPDIR
+
+echo "1..17"
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
+skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+check () {
+  description=$1
+  shift
+  if "$@"; then ok "$description"; else not_ok "$description"; fi
+}
+comment () { sed 's/^/# /' "$@"; }
+
+# field FILE NAME: one number of a flat JSON object.
+field () {
+  "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# run NAME MASTER SEED [FLAG...]: MASTER publishes on an endpoint of its
+# own while kvevents-sub records the stream into $dir/NAME.events; the
+# subscriber ends when the master has closed.
+run () {
+  name=$1 master=$2 seed=$3
+  shift 3
+  endpoint=ipc://$dir/$name.sock
+  "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=60000 --rcvhwm=0 \
+    --summary-json="$dir/$name.summary" >"$dir/$name.events" 2>"$dir/$name.sub-err" &
+  sub=$!
+  if "$master" --ops=$OPS --seed="$seed" --tenants=4 --quiet \
+       --enable-kv-events --kv-events-bind-endpoint="$endpoint" \
+       --kv-events-backend-id=oracle --kv-events-send-hwm=0 \
+       --kv-events-close-timeout-ms=30000 \
+       --wait-subscribers=1 --wait-timeout-ms=30000 \
+       --truth="$dir/$name.truth" --stats="$dir/$name.stats" "$@" \
+       2>"$dir/$name.master-err"; then
+    wait $sub && return 0
+    comment "$dir/$name.sub-err"
+    return 1
+  fi
+  kill $sub 2>/dev/null
+  wait $sub
+  comment "$dir/$name.master-err"
+  return 1
+}
+
+# clean NAME: the subscriber saw no gap, no restart, no hole, nothing
+# malformed.
+clean () {
+  for counter in sequence_gaps restarts event_id_holes event_id_backwards decode_errors; do
+    if test "$(field "$dir/$1.summary" $counter)" != 0; then
+      echo "# $counter is not 0"
+      comment "$dir/$1.sub-err"
+      return 1
+    fi
+  done
+}
+
+oracle () {
+  "$PYTHON" "$ORACLE" --events="$dir/$1.events" --truth="$dir/$1.truth" --backend=oracle
+}
+
+for seed in $SEEDS; do
+  if run "seed$seed" "$MASTER" "$seed"; then
+    ok "seed $seed: $OPS operations published and received"
+    check "seed $seed: the stream has no gap, hole or malformed message" clean "seed$seed"
+    check "seed $seed: the availability rebuilt from the events is the master's" \
+      oracle "seed$seed"
+  else
+    not_ok "seed $seed: $OPS operations published and received"
+    skip "seed $seed: no stream"
+    skip "seed $seed: no stream"
+  fi
+done
+
+# What the seeds exercised, so that a workload change cannot quietly stop
+# testing a path.
+cleared=$(cat "$dir"/seed*.events 2>/dev/null | grep '"kind": "cleared"' \
+            | grep -vc '"tenant_id": "kvevents-relay-probe"')
+check "the seeds published cleared for RemoveAlls that emptied a tenant ($cleared)" \
+  test "${cleared:-0}" -gt 0
+check "the seeds published keys that are not UTF-8, as bin" \
+  grep -q '"object_key": {"hex": ' "$dir/seed1.events"
+
+if run broken "$BROKEN" 1; then
+  ok "mini-master-broken ran"
+  oracle broken >"$dir/broken.oracle"
+  status=$?
+  cat "$dir/broken.oracle"
+  check "the oracle notices the publication mini-master-broken leaves out" test $status = 1
+else
+  not_ok "mini-master-broken ran"
+  skip "no stream"
+fi
+
+if run tiny "$MASTER" 4 --kv-events-queue-capacity=1; then
+  ok "a master with a one-event queue ran"
+  dropped=$(field "$dir/tiny.stats" dropped_events)
+  lost=$(field "$dir/tiny.summary" lost_events)
+  missing=$(field "$dir/tiny.summary" missing_messages)
+  echo "# dropped_events $dropped, event_id holes $lost events, sequence gaps $missing messages"
+  if test "$dropped" -gt 0; then
+    ok "the tiny queue dropped events"
+    check "event_id holes add up to dropped_events" test "$lost" = "$dropped"
+    check "sequence gaps add up to dropped_events" test "$missing" = "$dropped"
+  else
+    skip "the worker kept up with a one-event queue: nothing was dropped"
+    skip "nothing dropped"
+    skip "nothing dropped"
+  fi
+else
+  not_ok "a master with a one-event queue ran"
+  skip "no stream"
+  skip "no stream"
+  skip "no stream"
+fi

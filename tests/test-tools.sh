@@ -1,0 +1,405 @@
+#!/bin/sh
+# test-tools.sh: kvevents-pub and kvevents-sub.
+#
+# kvevents-pub's input handling runs in every build (a build without the
+# transport still reads and checks its commands).  The rest sends
+# kvevents-pub's events to kvevents-sub over ipc:// in a temporary
+# directory, and hands kvevents-sub raw frames that no well-behaved
+# publisher sends, from tools/sendframes.  Those parts skip in a build
+# without ZeroMQ.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+PYTHON=${PYTHON_INTEROP:-/usr/bin/python3}
+PUB=$top_builddir/tools/kvevents-pub
+SUB=$top_builddir/tools/kvevents-sub
+SENDFRAMES=$top_builddir/tools/sendframes
+PROBE=kvevents-relay-probe
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test-tools.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+# kvevents-pub --wait-subscribers makes its private endpoint here too.
+TMPDIR=$dir
+export TMPDIR
+
+have_python=no
+"$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
+have_zmq=${KVEV_HAVE_ZMQ:-0}
+
+if test "$have_zmq" = 1; then TOTAL=49; else TOTAL=23; fi
+echo "1..$TOTAL"
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
+skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+check () {
+  description=$1
+  shift
+  if "$@"; then ok "$description"; else not_ok "$description"; fi
+}
+comment () { sed 's/^/# /' "$@"; }
+# contains FILE TEXT: FILE has TEXT, else it is shown.
+contains () {
+  if grep -F -q -e "$2" "$1"; then return 0; fi
+  echo "# \"$2\" not in $1:"
+  comment "$1"
+  return 1
+}
+lacks () { ! grep -F -q -e "$2" "$1"; }
+# field FILE NAME: one value of a flat JSON object.
+field () {
+  "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# ---------------------------------------------------------------------------
+# kvevents-pub's input, in every build: events disabled, nothing published.
+
+cat >"$dir/bad.in" <<'EOF'
+# a comment, then a blank line
+
+stored - k1 cpu   # a trailing comment
+bogus
+stored - k1
+stored - k1 tape
+stored - k%zz cpu
+removeall-end
+removed t%00 k1 cpu
+flush soon
+removeall-skip leased
+removeall t1
+removeall-skip nope
+removeall t2
+stats
+EOF
+"$PUB" --input="$dir/bad.in" >"$dir/bad.out" 2>"$dir/bad.err"
+check "kvevents-pub skips bad lines and exits 0" test $? = 0
+check "an unknown command is reported with its line number" \
+  contains "$dir/bad.err" "bad.in:4: unknown command \"bogus\""
+check "a wrong argument count is reported with the usage" \
+  contains "$dir/bad.err" "bad.in:5: wrong number of arguments; usage: stored TENANT KEY MEDIA [GROUP]"
+check "an unknown MEDIA is reported" contains "$dir/bad.err" "bad.in:6: unknown media \"tape\""
+check "a bad %XX escape is reported" contains "$dir/bad.err" "bad.in:7: KEY \"k%zz\" has a %"
+check "removeall-end outside a removeall is reported" \
+  contains "$dir/bad.err" "bad.in:8: removeall-end outside a removeall"
+check "a NUL in a tenant is reported" contains "$dir/bad.err" "bad.in:9: TENANT \"t%00\" contains a NUL"
+check "flush with a bad timeout is reported" contains "$dir/bad.err" "bad.in:10: \"soon\" is not a number"
+check "an unknown skip REASON is reported" contains "$dir/bad.err" "bad.in:13: unknown REASON \"nope\""
+check "a nested removeall is reported" \
+  contains "$dir/bad.err" "bad.in:14: the removeall of line 12 is not ended yet"
+check "a removeall left open at the end of input is reported and ended" \
+  contains "$dir/bad.err" "bad.in:15: the input ended inside the removeall of line 12"
+check "good lines after bad ones still run (stats printed)" contains "$dir/bad.out" '"enabled": false'
+check "good and comment lines are not reported" \
+  test "$(grep -c 'bad.in:[1-3]:' "$dir/bad.err")" = 0
+
+"$PUB" --strict --input="$dir/bad.in" >"$dir/strict.out" 2>"$dir/strict.err"
+check "kvevents-pub --strict fails at a bad line" test $? = 1
+check "--strict stops at the first bad line" \
+  test "$(grep -c 'bad.in:' "$dir/strict.err")" = 1 -a ! -s "$dir/strict.out"
+
+printf 'stored - k1 cpu\n' | "$PUB" >/dev/null 2>"$dir/stdin.err"
+check "kvevents-pub reads standard input" test $? = 0
+"$PUB" --no-such-option </dev/null >/dev/null 2>&1
+check "an unknown option is a usage error (status 2)" test $? = 2
+"$PUB" --enable-kv-events </dev/null >/dev/null 2>"$dir/incomplete.err"
+check "an enabled configuration without an endpoint is a usage error" test $? = 2
+printf '[kv_events]\nkv_events_dp_rnak=1\n' >"$dir/bad.conf"
+"$PUB" --config="$dir/bad.conf" </dev/null >/dev/null 2>"$dir/bad-conf.err"
+check "--config reports an unknown key" test $? = 2 -a -s "$dir/bad-conf.err"
+
+# ---------------------------------------------------------------------------
+# The man pages.
+
+if command -v groff >/dev/null 2>&1; then
+  for page in kvevents-sub kvevents-pub; do
+    groff -man -ww -z "$top_srcdir/tools/$page.1" >"$dir/$page.groff" 2>&1
+    check "$page.1 formats without a groff warning" test $? = 0 -a ! -s "$dir/$page.groff"
+  done
+else
+  skip "groff is not installed"
+  skip "groff is not installed"
+fi
+
+# ---------------------------------------------------------------------------
+# kvevents-pub into kvevents-sub.
+
+if test "$have_zmq" != 1; then
+  "$SUB" --endpoint="ipc://$dir/none.sock" --timeout-ms=1 >/dev/null 2>"$dir/nozmq.err"
+  check "kvevents-sub without ZeroMQ says it cannot subscribe (status 1)" \
+    sh -c "test $? = 1 && grep -q 'built without ZeroMQ' '$dir/nozmq.err'"
+  printf 'stored - k1 cpu\n' | "$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/x.sock" \
+    --kv-events-backend-id=tools --wait-subscribers=1 >/dev/null 2>"$dir/nozmq-pub.err"
+  check "kvevents-pub without ZeroMQ does not wait for subscribers" \
+    sh -c "test $? = 0 && grep -q 'does not wait' '$dir/nozmq-pub.err'"
+  exit 0
+fi
+if test "$have_python" != yes; then
+  while test $n -lt $TOTAL; do skip "needs $PYTHON"; done
+  exit 0
+fi
+
+"$PUB" --enable-kv-events --kv-events-bind-endpoint='tcp://127.0.0.1:*' --kv-events-backend-id=tools \
+  --kv-events-allowed-addresses=127.0.0.1 --wait-subscribers=1 </dev/null >/dev/null 2>"$dir/guard.err"
+check "--wait-subscribers refuses to go around the library's access control" \
+  sh -c "test $? = 1 && grep -q 'cannot be used with kv_events_allowed_addresses' '$dir/guard.err'"
+
+# pubsub NAME [SUB-FLAG...]: kvevents-pub reads $dir/NAME.in and publishes
+# (plus $PUB_FLAGS) to kvevents-sub, which ends when kvevents-pub has
+# closed.  Sets pub_status and sub_status.
+pubsub () {
+  name=$1
+  shift
+  endpoint=ipc://$dir/$name.sock
+  "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=30000 --summary-json="$dir/$name.summary" \
+    "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
+  sub=$!
+  # shellcheck disable=SC2086 # PUB_FLAGS is a list of words
+  "$PUB" --enable-kv-events --kv-events-bind-endpoint="$endpoint" --kv-events-backend-id=tools \
+    --wait-subscribers=1 --wait-timeout-ms=30000 $PUB_FLAGS --input="$dir/$name.in" \
+    >"$dir/$name.pub-out" 2>"$dir/$name.pub-err"
+  pub_status=$?
+  test $pub_status = 0 || { kill $sub 2>/dev/null; comment "$dir/$name.pub-err"; }
+  wait $sub
+  sub_status=$?
+}
+
+cat >"$dir/all.in" <<'EOF'
+# Every command kind.
+stored - k1 cpu,disk g1
+removed t1 k%ff%00x disk -
+delta t1 k2 cpu disk
+delta t1 k2 disk disk           # equal sets: nothing
+stored t%20x k%25 cpu           # tenant "t x", key "k%"
+stored - - cpu                  # no key: suppressed
+cleared t1
+removeall t2
+removeall-object k3 cpu g3
+removeall-object k4 cpu,disk
+removeall-end
+removeall t3
+removeall-object k5 disk
+removeall-skip leased
+removeall-end
+flush
+flush 1000
+sleep 1
+stats
+EOF
+PUB_FLAGS=--stats pubsub all --strict
+check "kvevents-pub publishes every command kind (status 0)" test "$pub_status" = 0
+check "kvevents-sub --strict receives them without loss (status 0)" test "$sub_status" = 0
+
+cat >"$dir/expect.py" <<'EOF'
+import json, sys
+seen = []
+for line in open(sys.argv[1]):
+    record = json.loads(line)
+    event = record["event"]
+    if event["tenant_id"] == sys.argv[2]:
+        continue
+    key = event.get("object_key")
+    if isinstance(key, dict):
+        key = "hex:" + key["hex"]
+    seen.append((record["kind"], event["tenant_id"], key, event["medium"],
+                 event.get("group_id", "absent"), event["backend_id"]))
+expected = [
+    ("stored", "default", "k1", "cpu", "g1", "tools"),
+    ("stored", "default", "k1", "disk", "g1", "tools"),
+    ("removed", "t1", "hex:6bff0078", "disk", None, "tools"),
+    ("removed", "t1", "k2", "cpu", None, "tools"),
+    ("stored", "t1", "k2", "disk", None, "tools"),
+    ("stored", "t x", "k%", "cpu", None, "tools"),
+    ("cleared", "t1", None, None, "absent", "tools"),
+    ("removed", "t2", "k3", "cpu", "g3", "tools"),
+    ("removed", "t2", "k4", "cpu", None, "tools"),
+    ("removed", "t2", "k4", "disk", None, "tools"),
+    ("cleared", "t2", None, None, "absent", "tools"),
+    ("removed", "t3", "k5", "disk", None, "tools"),
+]
+if seen != expected:
+    for item in seen:
+        print("# got %r" % (item,))
+    sys.exit(1)
+EOF
+check "the events are the ones the commands call for, in order" \
+  "$PYTHON" "$dir/expect.py" "$dir/all.out" "$PROBE"
+check "stats prints the statistics JSON (a skip, a suppressed cleared, a keyless event)" \
+  sh -c "grep -q '\"skipped_leased\": 1, ' '$dir/all.pub-out' &&
+         grep -q '\"cleared_suppressed\": 1' '$dir/all.pub-out' &&
+         grep -q '\"skipped_keyless_events\": 1' '$dir/all.pub-out'"
+check "--stats prints the statistics at the end" \
+  test "$(grep -c '"enabled": true' "$dir/all.pub-out")" = 2
+check "the sub's summary counts every event by kind" \
+  test "$(field "$dir/all.summary" stored)/$(field "$dir/all.summary" removed)/$(field "$dir/all.summary" cleared)" = 4/6/3
+
+cat >"$dir/text.in" <<'EOF'
+stored - k1 cpu g1
+removed - k1 cpu g1
+EOF
+pubsub text --format=text
+check "--format=text prints aligned lines with every field" \
+  sh -c "grep -E -q '^ +[0-9]+ [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z +dp=0 +stored +event_id=[0-9]+ .*object_key=\"k1\" .*token_ids=null' '$dir/text.out' &&
+         grep -E -q ' removed .*group_id=\"g1\"' '$dir/text.out'"
+
+printf 'stored - k1 cpu\nstored - k2 cpu\nstored - k3 cpu\nstored - k4 cpu\n' >"$dir/count.in"
+pubsub count --count=3
+check "--count=3 prints three events" test "$(wc -l <"$dir/count.out")" = 3 -a "$sub_status" = 0
+
+cp "$dir/count.in" "$dir/quiet.in"
+pubsub quiet --quiet
+check "--quiet prints only the summary" \
+  sh -c "test ! -s '$dir/quiet.out' && grep -q 'events: *5 ' '$dir/quiet.err'"
+
+printf '[kv_events]\nkv_events_backend_id=from-file\nkv_events_model_name=file-model\nkv_events_lora_name=file-lora\n' \
+  >"$dir/pub.conf"
+printf 'stored - k1 cpu\n' >"$dir/config.in"
+PUB_FLAGS="--config=$dir/pub.conf --kv-events-model-name=cli-model" pubsub config
+check "--config is read, and options override it" \
+  sh -c "grep -q '\"model_name\": \"cli-model\"' '$dir/config.out' &&
+         grep -q '\"lora_name\": \"file-lora\"' '$dir/config.out' &&
+         grep -q '\"backend_id\": \"tools\"' '$dir/config.out' &&
+         ! grep -q -e from-file -e file-model '$dir/config.out'"
+
+"$SUB" --endpoint="ipc://$dir/nobody.sock" --timeout-ms=200 >"$dir/timeout.out" 2>"$dir/timeout.err"
+check "--timeout-ms ends a quiet subscription with status 0" \
+  sh -c "test $? = 0 && grep -q 'messages: *0 ' '$dir/timeout.err'"
+"$SUB" --timeout-ms=1 >/dev/null 2>&1
+check "kvevents-sub without --endpoint is a usage error" test $? = 2
+
+"$SUB" --endpoint="ipc://$dir/idle.sock" >"$dir/signal.out" 2>"$dir/signal.err" &
+sub=$!
+tries=0
+while ! grep -q 'subscribed to' "$dir/signal.err" && test $tries -lt 300; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
+kill -TERM $sub
+wait $sub
+check "SIGTERM ends kvevents-sub with its summary and status 0" \
+  sh -c "test $? = 0 && grep -q 'kvevents-sub: summary' '$dir/signal.err'"
+
+# ---------------------------------------------------------------------------
+# Raw frames: malformed messages, other engines' events, loss.
+
+# Writes msgpack with the standard library only, and runs sendframes.
+cat >"$dir/frames.py" <<'EOF'
+import struct, subprocess, sys
+
+class RawStr(bytes):
+    """A msgpack str holding any bytes, valid UTF-8 or not."""
+
+def pack(value):
+    if value is None:
+        return b"\xc0"
+    if value is True or value is False:
+        return b"\xc3" if value else b"\xc2"
+    if isinstance(value, int):
+        return bytes([value]) if 0 <= value < 128 else b"\xd3" + struct.pack(">q", value)
+    if isinstance(value, float):
+        return b"\xcb" + struct.pack(">d", value)
+    if isinstance(value, RawStr):
+        return b"\xdb" + struct.pack(">I", len(value)) + bytes(value)
+    if isinstance(value, str):
+        return pack(RawStr(value.encode()))
+    if isinstance(value, bytes):
+        return b"\xc6" + struct.pack(">I", len(value)) + value
+    if isinstance(value, (list, tuple)):
+        return b"\xdd" + struct.pack(">I", len(value)) + b"".join(map(pack, value))
+    if isinstance(value, dict):
+        return (b"\xdf" + struct.pack(">I", len(value))
+                + b"".join(pack(k) + pack(v) for k, v in value.items()))
+    raise TypeError(value)
+
+def message(sequence, payload, topic=b""):
+    if not isinstance(payload, bytes):
+        payload = pack(payload)
+    return ":".join(f.hex() for f in (topic, struct.pack(">Q", sequence), payload))
+
+def rfc(event_id, kind, key="k"):
+    return {"event_id": event_id, "timestamp": 1000, "event_type": kind, "tenant_id": "t",
+            "backend_id": "b", "medium": "cpu", "object_key": key}
+
+sets = {
+    "malformed": [
+        ":".join(["", "00" * 8]),                           # 2 frames
+        ":".join(["", "00" * 7, pack([1, [], 0]).hex()]),   # short sequence
+        message(0, b"\xc1"),                                # not msgpack
+        message(1, pack([1, [], 0]) + b"\x00"),             # trailing byte
+        message(2, b"\x91" * 200 + b"\xc0"),                # nested too deeply
+        message(3, {"not": "a batch"}),
+        message(4, [1000, [{"event_type": "evicted"}, 7, ["BlockMoved", 1]], 0]),
+        message(5, [1.5, [["BlockStored", [1, 2], None, [10, 11], 16, None, "GPU"],
+                          {"type": "BlockRemoved", "block_hashes": [1], "medium": "GPU"},
+                          ["AllBlocksCleared"]]], topic=b"kv@vllm"),
+        message(6, [1000, [{"event_type": "stored", "object_key": RawStr(b"bad\xff\x01\"")}], 0]),
+    ],
+    "loss": [
+        message(0, [1000, [rfc(1, "stored"), rfc(2, "stored")], 0]),
+        message(1, [1000, [rfc(5, "removed")], 0]),          # ids 3, 4 lost
+        message(4, [1000, [rfc(6, "stored")], 0]),           # messages 2, 3 lost
+        message(0, [1000, [rfc(1, "stored")], 0]),           # a restart
+        message(1, [1000, [rfc(1, "stored")], 0]),           # id went back
+    ],
+}
+subprocess.run([sys.argv[1], sys.argv[2]] + sets[sys.argv[3]], check=True, timeout=60)
+EOF
+
+# frames NAME SET [SUB-FLAG...]: kvevents-sub receives one set of raw
+# messages.  Sets sub_status.
+frames () {
+  name=$1 set=$2
+  shift 2
+  endpoint=ipc://$dir/$name.sock
+  "$SUB" --endpoint="$endpoint" --timeout-ms=30000 --summary-json="$dir/$name.summary" "$@" \
+    >"$dir/$name.out" 2>"$dir/$name.err" &
+  sub=$!
+  "$PYTHON" "$dir/frames.py" "$SENDFRAMES" "$endpoint" "$set" 2>"$dir/$name.send-err" \
+    || { kill $sub 2>/dev/null; comment "$dir/$name.send-err"; }
+  wait $sub
+  sub_status=$?
+}
+
+# 6 malformed messages, 3 bad events, 4 good events.
+frames malformed malformed --count=13
+check "malformed messages are skipped and the status stays 0" test "$sub_status" = 0
+check "a wrong frame count is reported" contains "$dir/malformed.err" "message skipped: expected 3 frames, got 2"
+check "a short sequence is reported" \
+  contains "$dir/malformed.err" "message skipped: the sequence frame has 7 bytes instead of 8"
+check "an undecodable payload is reported" \
+  sh -c "grep -q 'message 0 skipped: the payload is not msgpack' '$dir/malformed.err' &&
+         grep -q 'message 1 skipped: 1 byte follows the payload' '$dir/malformed.err' &&
+         grep -q 'message 2 skipped: the payload is not msgpack: it is nested too deeply' '$dir/malformed.err' &&
+         grep -q 'message 3 skipped: the payload is not an array' '$dir/malformed.err'"
+check "unknown event types are reported and skipped" \
+  sh -c "grep -q 'message 4: event 1 has an unknown event type \"evicted\"; skipped' '$dir/malformed.err' &&
+         grep -q 'message 4: event 2 is neither a map nor a tagged array; skipped' '$dir/malformed.err' &&
+         grep -q 'message 4: event 3 has an unknown event type \"BlockMoved\"; skipped' '$dir/malformed.err'"
+check "vLLM tagged arrays decode, with their positions named" \
+  contains "$dir/malformed.out" '"topic": "kv@vllm", "sequence": 5, "timestamp": 1.5, "kind": "stored", "event": {"type": "BlockStored", "block_hashes": [1, 2], "parent_block_hash": null, "token_ids": [10, 11], "block_size": 16, "lora_id": null, "medium": "GPU"}}'
+check "every kind of vLLM event is recognised" \
+  sh -c "grep -q '\"kind\": \"removed\", \"event\": {\"type\": \"BlockRemoved\"' '$dir/malformed.out' &&
+         grep -q '\"kind\": \"cleared\", \"event\": {\"type\": \"AllBlocksCleared\"}' '$dir/malformed.out'"
+check "a str that is not UTF-8 prints as hex, and every line is valid JSON" \
+  sh -c "grep -q '\"object_key\": {\"hex\": \"626164ff0122\", \"invalid_utf8\": true}' '$dir/malformed.out' &&
+         '$PYTHON' -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' '$dir/malformed.out'"
+check "the summary counts the decode errors" \
+  test "$(field "$dir/malformed.summary" malformed_messages)/$(field "$dir/malformed.summary" bad_events)/$(field "$dir/malformed.summary" events)" = 6/3/4
+
+frames malformed-strict malformed --count=13 --strict --quiet
+check "--strict fails on malformed messages" test "$sub_status" = 1
+
+frames loss loss --count=6 --format=text
+check "a transport sequence jump is reported with the numbers" \
+  contains "$dir/loss.err" "sequence jumped from 1 to 4: 2 messages lost"
+check "an event_id hole is reported with the numbers" \
+  contains "$dir/loss.err" "message 1: event_id jumped from 2 to 5: 2 events lost"
+check "a sequence going back is reported as a restart, without a false event_id report" \
+  sh -c "grep -q 'sequence went back from 4 to 0: the publisher restarted' '$dir/loss.err' &&
+         ! grep -q 'event_id went back from 6 to 1' '$dir/loss.err' &&
+         grep -q 'message 1: event_id went back from 1 to 1' '$dir/loss.err'"
+check "the summary totals the loss" \
+  test "$(field "$dir/loss.summary" sequence_gaps)/$(field "$dir/loss.summary" missing_messages)/$(field "$dir/loss.summary" event_id_holes)/$(field "$dir/loss.summary" lost_events)/$(field "$dir/loss.summary" restarts)" = 1/2/1/2/1
+
+test $n = $TOTAL || echo "# planned $TOTAL tests, ran $n"

@@ -1,0 +1,976 @@
+/* decode.c: one received ZeroMQ message turned into printable events.
+ *
+ * A small msgpack reader of its own rather than msgpack-c's unpacker: it
+ * never allocates ahead of the bytes it has seen, bounds its recursion and
+ * needs nothing but GLib, so kvevents-sub and the fuzz target build the
+ * same way with or without the transport.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include "decode.h"
+#include "kvtool.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n.h>
+
+/* Deeper nesting is refused: a few bytes of [[[[... would otherwise
+ * exhaust the stack.  Real events nest three or four levels. */
+#define MAX_DEPTH 64
+
+typedef enum
+{
+  MP_NIL,
+  MP_BOOL,
+  MP_UINT, /* positive fixint and uint 8-64 */
+  MP_INT,  /* negative fixint and int 8-64 */
+  MP_FLOAT,
+  MP_STR,
+  MP_BIN,
+  MP_ARRAY,
+  MP_MAP,
+  MP_EXT,
+} MpType;
+
+typedef struct
+{
+  MpType type;
+  gboolean boolean;
+  guint64 uint_value;
+  gint64 int_value;
+  double float_value;
+  const char *bytes; /* str, bin and ext payload, inside the input */
+  gsize size;        /* payload bytes; elements of an array; pairs of a map */
+  gint8 ext_type;
+} MpItem;
+
+typedef enum
+{
+  MP_OK,
+  MP_TRUNCATED,
+  MP_INVALID, /* the one byte msgpack never uses, 0xc1 */
+  MP_TOO_DEEP,
+} MpStatus;
+
+typedef struct
+{
+  const guint8 *data;
+  gsize len;
+  gsize pos;
+  MpStatus status; /* the first failure, kept for the message */
+} MpReader;
+
+static void
+reader_init (MpReader *reader, const void *data, gsize len)
+{
+  reader->data = data;
+  reader->len = len;
+  reader->pos = 0;
+  reader->status = MP_OK;
+}
+
+static gboolean
+fail (MpReader *reader, MpStatus status)
+{
+  if (reader->status == MP_OK)
+    reader->status = status;
+  return FALSE;
+}
+
+static gboolean
+take (MpReader *reader, gsize n, const guint8 **bytes)
+{
+  if (reader->len - reader->pos < n)
+    return fail (reader, MP_TRUNCATED);
+  *bytes = reader->data + reader->pos;
+  reader->pos += n;
+  return TRUE;
+}
+
+static gboolean
+take_be (MpReader *reader, guint n, guint64 *value)
+{
+  const guint8 *bytes;
+  guint i;
+
+  if (!take (reader, n, &bytes))
+    return FALSE;
+  *value = 0;
+  for (i = 0; i < n; i++)
+    *value = (*value << 8) | bytes[i];
+  return TRUE;
+}
+
+static gboolean
+take_payload (MpReader *reader, gsize n, MpItem *item)
+{
+  const guint8 *bytes;
+
+  if (!take (reader, n, &bytes))
+    return FALSE;
+  item->bytes = (const char *) bytes;
+  item->size = n;
+  return TRUE;
+}
+
+/* A container promises elements that each take at least one byte, so a
+ * count beyond the bytes left is a lie told by a truncated or hostile
+ * input, refused before anything loops over it. */
+static gboolean
+set_count (MpReader *reader, MpItem *item, MpType type, guint64 count)
+{
+  gsize left = reader->len - reader->pos;
+
+  if ((type == MP_ARRAY && count > left) || (type == MP_MAP && count > left / 2))
+    return fail (reader, MP_TRUNCATED);
+  item->type = type;
+  item->size = (gsize) count;
+  return TRUE;
+}
+
+static gint64
+sign_extend (guint64 value, guint bytes)
+{
+  guint shift = 64 - 8 * bytes;
+
+  return (gint64) (value << shift) >> shift;
+}
+
+/* Reads one item's header, and the payload of a str, bin or ext.  The
+ * elements of an array or a map are left for the caller. */
+static gboolean
+read_item (MpReader *reader, MpItem *item)
+{
+  const guint8 *head;
+  guint64 value;
+  guint8 byte;
+
+  memset (item, 0, sizeof *item);
+  if (!take (reader, 1, &head))
+    return FALSE;
+  byte = head[0];
+
+  if (byte <= 0x7f)
+    {
+      item->type = MP_UINT;
+      item->uint_value = byte;
+      return TRUE;
+    }
+  if (byte >= 0xe0)
+    {
+      item->type = MP_INT;
+      item->int_value = (gint8) byte;
+      return TRUE;
+    }
+  if ((byte & 0xf0) == 0x80)
+    return set_count (reader, item, MP_MAP, byte & 0x0f);
+  if ((byte & 0xf0) == 0x90)
+    return set_count (reader, item, MP_ARRAY, byte & 0x0f);
+  if ((byte & 0xe0) == 0xa0)
+    {
+      item->type = MP_STR;
+      return take_payload (reader, byte & 0x1f, item);
+    }
+
+  switch (byte)
+    {
+    case 0xc0:
+      item->type = MP_NIL;
+      return TRUE;
+    case 0xc2:
+    case 0xc3:
+      item->type = MP_BOOL;
+      item->boolean = byte == 0xc3;
+      return TRUE;
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      item->type = MP_BIN;
+      return take_be (reader, 1u << (byte - 0xc4), &value)
+             && take_payload (reader, (gsize) value, item);
+    case 0xc7:
+    case 0xc8:
+    case 0xc9:
+      {
+        const guint8 *type;
+
+        item->type = MP_EXT;
+        if (!take_be (reader, 1u << (byte - 0xc7), &value) || !take (reader, 1, &type))
+          return FALSE;
+        item->ext_type = (gint8) type[0];
+        return take_payload (reader, (gsize) value, item);
+      }
+    case 0xca:
+      {
+        guint32 bits;
+        float f;
+
+        if (!take_be (reader, 4, &value))
+          return FALSE;
+        bits = (guint32) value;
+        memcpy (&f, &bits, sizeof f);
+        item->type = MP_FLOAT;
+        item->float_value = f;
+        return TRUE;
+      }
+    case 0xcb:
+      if (!take_be (reader, 8, &value))
+        return FALSE;
+      item->type = MP_FLOAT;
+      memcpy (&item->float_value, &value, sizeof item->float_value);
+      return TRUE;
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf:
+      item->type = MP_UINT;
+      return take_be (reader, 1u << (byte - 0xcc), &item->uint_value);
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3:
+      item->type = MP_INT;
+      if (!take_be (reader, 1u << (byte - 0xd0), &value))
+        return FALSE;
+      item->int_value = sign_extend (value, 1u << (byte - 0xd0));
+      return TRUE;
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
+      {
+        const guint8 *type;
+
+        item->type = MP_EXT;
+        if (!take (reader, 1, &type))
+          return FALSE;
+        item->ext_type = (gint8) type[0];
+        return take_payload (reader, (gsize) 1 << (byte - 0xd4), item);
+      }
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
+      item->type = MP_STR;
+      return take_be (reader, 1u << (byte - 0xd9), &value)
+             && take_payload (reader, (gsize) value, item);
+    case 0xdc:
+    case 0xdd:
+      return take_be (reader, 2u << (byte - 0xdc), &value)
+             && set_count (reader, item, MP_ARRAY, value);
+    case 0xde:
+    case 0xdf:
+      return take_be (reader, 2u << (byte - 0xde), &value)
+             && set_count (reader, item, MP_MAP, value);
+    default:
+      return fail (reader, MP_INVALID);
+    }
+}
+
+static gboolean
+item_is_number (const MpItem *item)
+{
+  return item->type == MP_UINT || item->type == MP_INT || item->type == MP_FLOAT;
+}
+
+static gboolean
+item_get_uint (const MpItem *item, guint64 *value)
+{
+  if (item->type == MP_UINT)
+    *value = item->uint_value;
+  else if (item->type == MP_INT && item->int_value >= 0)
+    *value = (guint64) item->int_value;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+item_is_str (const MpItem *item, const char *text)
+{
+  gsize len = strlen (text);
+
+  return item->type == MP_STR && item->size == len && memcmp (item->bytes, text, len) == 0;
+}
+
+static void
+append_double (GString *out, double value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* JSON has no NaN or infinities; a string keeps them readable. */
+  if (isnan (value))
+    g_string_append (out, "\"NaN\"");
+  else if (isinf (value))
+    g_string_append (out, value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  else
+    g_string_append (out, g_ascii_dtostr (buffer, sizeof buffer, value));
+}
+
+static gboolean render_value (MpReader *reader, GString *out, guint depth);
+
+/* JSON wants string keys: a str key is used as it is; any other key is
+ * written as JSON and that text becomes the key. */
+static gboolean render_key (MpReader *reader, const MpItem *key, GString *out, guint depth);
+
+/* Appends item, whose header read_item () has read, as JSON; with out
+ * NULL it only walks past it.  Reads the elements of containers. */
+static gboolean
+render_item (MpReader *reader, const MpItem *item, GString *out, guint depth)
+{
+  gsize i;
+
+  if (depth > MAX_DEPTH)
+    return fail (reader, MP_TOO_DEEP);
+
+  switch (item->type)
+    {
+    case MP_NIL:
+      if (out != NULL)
+        g_string_append (out, "null");
+      return TRUE;
+    case MP_BOOL:
+      if (out != NULL)
+        g_string_append (out, item->boolean ? "true" : "false");
+      return TRUE;
+    case MP_UINT:
+      if (out != NULL)
+        g_string_append_printf (out, "%" PRIu64, item->uint_value);
+      return TRUE;
+    case MP_INT:
+      if (out != NULL)
+        g_string_append_printf (out, "%" PRId64, item->int_value);
+      return TRUE;
+    case MP_FLOAT:
+      if (out != NULL)
+        append_double (out, item->float_value);
+      return TRUE;
+    case MP_STR:
+    case MP_BIN:
+      if (out != NULL)
+        kvt_json_append_bytes (out, item->bytes, item->size, item->type == MP_STR);
+      return TRUE;
+    case MP_EXT:
+      if (out != NULL)
+        {
+          g_string_append_printf (out, "{\"ext\": %d, \"hex\": \"", item->ext_type);
+          kvt_append_hex (out, item->bytes, item->size);
+          g_string_append (out, "\"}");
+        }
+      return TRUE;
+    case MP_ARRAY:
+      if (out != NULL)
+        g_string_append_c (out, '[');
+      for (i = 0; i < item->size; i++)
+        {
+          if (out != NULL && i > 0)
+            g_string_append (out, ", ");
+          if (!render_value (reader, out, depth + 1))
+            return FALSE;
+        }
+      if (out != NULL)
+        g_string_append_c (out, ']');
+      return TRUE;
+    case MP_MAP:
+      if (out != NULL)
+        g_string_append_c (out, '{');
+      for (i = 0; i < item->size; i++)
+        {
+          MpItem key;
+
+          if (out != NULL && i > 0)
+            g_string_append (out, ", ");
+          if (!read_item (reader, &key) || !render_key (reader, &key, out, depth + 1))
+            return FALSE;
+          if (out != NULL)
+            g_string_append (out, ": ");
+          if (!render_value (reader, out, depth + 1))
+            return FALSE;
+        }
+      if (out != NULL)
+        g_string_append_c (out, '}');
+      return TRUE;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+render_value (MpReader *reader, GString *out, guint depth)
+{
+  MpItem item;
+
+  if (depth > MAX_DEPTH)
+    return fail (reader, MP_TOO_DEEP);
+  return read_item (reader, &item) && render_item (reader, &item, out, depth);
+}
+
+static gboolean
+render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
+{
+  g_autoptr (GString) text = NULL;
+
+  if (key->type == MP_STR && kvt_utf8_valid (key->bytes, key->size))
+    {
+      if (out != NULL)
+        kvt_json_append_utf8 (out, key->bytes, key->size);
+      return TRUE;
+    }
+  text = out != NULL ? g_string_new (NULL) : NULL;
+  if (!render_item (reader, key, text, depth))
+    return FALSE;
+  /* What render_item () writes is ASCII or valid UTF-8. */
+  if (out != NULL)
+    kvt_json_append_utf8 (out, text->str, text->len);
+  return TRUE;
+}
+
+/* Walks one whole value, returning where it ends. */
+static gboolean
+skip_value (MpReader *reader)
+{
+  return render_value (reader, NULL, 0);
+}
+
+/* A key for the text format: bare when it is plain, JSON-quoted when it
+ * holds anything that would blur the key=value layout. */
+static void
+append_text_key (GString *out, const char *key, gsize len)
+{
+  gboolean plain = len > 0;
+  gsize i;
+
+  for (i = 0; i < len && plain; i++)
+    plain = g_ascii_isgraph (key[i]) && key[i] != '=' && key[i] != '"';
+  if (plain)
+    g_string_append_len (out, key, len);
+  else
+    kvt_json_append_bytes (out, key, len, TRUE);
+}
+
+/* Writes the fields of one event, in the order they came, either as the
+ * members of a JSON object or as "key=value key=value". */
+typedef struct
+{
+  KvtFormat format;
+  GString *out;
+  guint n_fields;
+} FieldWriter;
+
+static void
+field_begin (FieldWriter *writer, const char *key, gsize len)
+{
+  if (writer->n_fields++ > 0)
+    g_string_append (writer->out, writer->format == KVT_FORMAT_JSON ? ", " : " ");
+  if (writer->format == KVT_FORMAT_JSON)
+    {
+      kvt_json_append_utf8 (writer->out, key, len);
+      g_string_append (writer->out, ": ");
+    }
+  else
+    {
+      append_text_key (writer->out, key, len);
+      g_string_append_c (writer->out, '=');
+    }
+}
+
+static gboolean
+write_map_fields (MpReader *reader, gsize n_pairs, FieldWriter *writer)
+{
+  gsize i;
+
+  for (i = 0; i < n_pairs; i++)
+    {
+      MpItem key;
+
+      if (!read_item (reader, &key))
+        return FALSE;
+      if (key.type == MP_STR && kvt_utf8_valid (key.bytes, key.size))
+        field_begin (writer, key.bytes, key.size);
+      else
+        {
+          g_autoptr (GString) text = g_string_new (NULL);
+
+          if (!render_item (reader, &key, text, 1))
+            return FALSE;
+          field_begin (writer, text->str, text->len);
+        }
+      if (!render_value (reader, writer->out, 1))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Position names of vLLM's tagged events (vllm/distributed/kv_events.py;
+ * SGLang copies them).  Positions past the known ones are shown as
+ * field_N, so a newer engine's additions still print. */
+static const char *const stored_names[] = {
+  "block_hashes", "parent_block_hash", "token_ids",  "block_size", "lora_id",
+  "medium",       "lora_name",         "extra_keys", "group_idx",  NULL,
+};
+static const char *const removed_names[] = { "block_hashes", "medium", "group_idx", NULL };
+static const char *const cleared_names[] = { "medium", NULL };
+
+static gboolean
+write_array_fields (MpReader *reader, const MpItem *tag, gsize n_elements, const char *const *names,
+                    FieldWriter *writer)
+{
+  gsize i, n_names = 0;
+
+  while (names[n_names] != NULL)
+    n_names++;
+
+  field_begin (writer, "type", strlen ("type"));
+  render_item (reader, tag, writer->out, 1);
+  for (i = 1; i < n_elements; i++)
+    {
+      if (i - 1 < n_names)
+        field_begin (writer, names[i - 1], strlen (names[i - 1]));
+      else
+        {
+          g_autofree char *name = g_strdup_printf ("field_%zu", i);
+
+          field_begin (writer, name, strlen (name));
+        }
+      if (!render_value (reader, writer->out, 1))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  KvtFormat format;
+  const char *endpoint;
+  const char *topic;
+  gsize topic_len;
+  guint64 sequence;
+  GString *timestamp_json;
+  GString *timestamp_text;
+  GString *dp_rank_json; /* NULL when the batch has none */
+} Batch;
+
+static char *
+describe_failure (const MpReader *reader)
+{
+  switch (reader->status)
+    {
+    case MP_TOO_DEEP:
+      return g_strdup (_ ("the payload is not msgpack: it is nested too deeply"));
+    case MP_INVALID:
+      return g_strdup (_ ("the payload is not msgpack: it uses the reserved byte 0xc1"));
+    case MP_TRUNCATED:
+    case MP_OK:
+    default:
+      return g_strdup (_ ("the payload is not msgpack: it ends before its last element"));
+    }
+}
+
+/* A message's prefix, before the event's own fields. */
+static void
+begin_line (const Batch *batch, KvtEventKind kind, GString *line)
+{
+  if (batch->format == KVT_FORMAT_JSON)
+    {
+      g_string_append_c (line, '{');
+      if (batch->endpoint != NULL)
+        {
+          g_string_append (line, "\"endpoint\": ");
+          kvt_json_append_bytes (line, batch->endpoint, strlen (batch->endpoint), TRUE);
+          g_string_append (line, ", ");
+        }
+      if (batch->topic_len > 0)
+        {
+          g_string_append (line, "\"topic\": ");
+          kvt_json_append_bytes (line, batch->topic, batch->topic_len, TRUE);
+          g_string_append (line, ", ");
+        }
+      g_string_append_printf (line, "\"sequence\": %" PRIu64 ", \"timestamp\": %s, ",
+                              batch->sequence, batch->timestamp_json->str);
+      if (batch->dp_rank_json != NULL)
+        g_string_append_printf (line, "\"dp_rank\": %s, ", batch->dp_rank_json->str);
+      g_string_append_printf (line, "\"kind\": \"%s\", \"event\": {", kvt_event_kind_name (kind));
+    }
+  else
+    {
+      if (batch->endpoint != NULL)
+        g_string_append_printf (line, "[%s] ", batch->endpoint);
+      if (batch->topic_len > 0)
+        {
+          g_string_append (line, "topic=");
+          kvt_json_append_bytes (line, batch->topic, batch->topic_len, TRUE);
+          g_string_append_c (line, ' ');
+        }
+      g_string_append_printf (
+          line, "%8" PRIu64 " %-24s dp=%-3s %-7s ", batch->sequence, batch->timestamp_text->str,
+          batch->dp_rank_json != NULL ? batch->dp_rank_json->str : "-", kvt_event_kind_name (kind));
+    }
+}
+
+static void
+end_line (const Batch *batch, GString *line)
+{
+  if (batch->format == KVT_FORMAT_JSON)
+    g_string_append (line, "}}");
+}
+
+static gboolean
+kind_from_event_type (const MpItem *value, KvtEventKind *kind)
+{
+  if (item_is_str (value, "stored"))
+    *kind = KVT_EVENT_STORED;
+  else if (item_is_str (value, "removed"))
+    *kind = KVT_EVENT_REMOVED;
+  else if (item_is_str (value, "cleared"))
+    *kind = KVT_EVENT_CLEARED;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+kind_from_tag (const MpItem *value, KvtEventKind *kind, const char *const **names)
+{
+  if (item_is_str (value, "BlockStored"))
+    {
+      *kind = KVT_EVENT_STORED;
+      *names = stored_names;
+    }
+  else if (item_is_str (value, "BlockRemoved"))
+    {
+      *kind = KVT_EVENT_REMOVED;
+      *names = removed_names;
+    }
+  else if (item_is_str (value, "AllBlocksCleared"))
+    {
+      *kind = KVT_EVENT_CLEARED;
+      *names = cleared_names;
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static char *
+describe (const MpItem *item)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  MpReader empty;
+
+  /* A container is not walked; a scalar reads nothing past itself. */
+  if (item->type == MP_ARRAY || item->type == MP_MAP)
+    return g_strdup (item->type == MP_ARRAY ? "[...]" : "{...}");
+  reader_init (&empty, NULL, 0);
+  render_item (&empty, item, text, 0);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* Decodes the event that fills event_bytes (already known to be one
+ * complete value).  Returns the event, or NULL with *error set. */
+static KvtEvent *
+decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, guint index,
+              char **error)
+{
+  g_autoptr (GString) line = g_string_new (NULL);
+  FieldWriter writer = { batch->format, line, 0 };
+  KvtEvent *event;
+  MpReader reader;
+  MpItem item;
+  KvtEventKind kind;
+
+  /* The payload was checked whole before any event is decoded, so no read
+   * below can fail: their results need no test. */
+  reader_init (&reader, event_bytes, event_len);
+  read_item (&reader, &item);
+
+  if (item.type == MP_MAP)
+    {
+      gsize body = reader.pos, i;
+      gboolean have_event_type = FALSE, have_type = FALSE, has_event_id = FALSE;
+      MpItem event_type = { 0 }, type = { 0 };
+      const char *const *names;
+      guint64 event_id = 0;
+
+      /* First pass: the fields that say what the event is. */
+      for (i = 0; i < item.size; i++)
+        {
+          MpItem key, value;
+
+          read_item (&reader, &key);
+          if (item_is_str (&key, "event_type") || item_is_str (&key, "type")
+              || item_is_str (&key, "event_id"))
+            {
+              read_item (&reader, &value);
+              if (item_is_str (&key, "event_type"))
+                {
+                  event_type = value;
+                  have_event_type = TRUE;
+                }
+              else if (item_is_str (&key, "type"))
+                {
+                  type = value;
+                  have_type = TRUE;
+                }
+              else
+                has_event_id = item_get_uint (&value, &event_id);
+              render_item (&reader, &value, NULL, 1);
+            }
+          else
+            {
+              render_item (&reader, &key, NULL, 1);
+              skip_value (&reader);
+            }
+        }
+
+      /* event_type is the RFC's name; type is the legacy alias and what
+       * a type-keyed vLLM map carries. */
+      if (!have_event_type && !have_type)
+        {
+          *error = g_strdup_printf (_ ("event %u has neither event_type nor type"), index);
+          return NULL;
+        }
+      if (have_event_type ? !kind_from_event_type (&event_type, &kind)
+                          : !kind_from_tag (&type, &kind, &names))
+        {
+          g_autofree char *shown = describe (have_event_type ? &event_type : &type);
+
+          *error = g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown);
+          return NULL;
+        }
+
+      reader.pos = body;
+      begin_line (batch, kind, line);
+      write_map_fields (&reader, item.size, &writer);
+      end_line (batch, line);
+
+      event = g_new0 (KvtEvent, 1);
+      event->has_event_id = has_event_id;
+      event->event_id = event_id;
+    }
+  else if (item.type == MP_ARRAY)
+    {
+      const char *const *names = NULL;
+      MpItem tag;
+
+      if (item.size == 0 || !read_item (&reader, &tag) || tag.type != MP_STR)
+        {
+          *error = g_strdup_printf (_ ("event %u is an array without a type tag"), index);
+          return NULL;
+        }
+      if (!kind_from_tag (&tag, &kind, &names))
+        {
+          g_autofree char *shown = describe (&tag);
+
+          *error = g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown);
+          return NULL;
+        }
+      begin_line (batch, kind, line);
+      write_array_fields (&reader, &tag, item.size, names, &writer);
+      end_line (batch, line);
+      event = g_new0 (KvtEvent, 1);
+    }
+  else
+    {
+      *error = g_strdup_printf (_ ("event %u is neither a map nor a tagged array"), index);
+      return NULL;
+    }
+
+  event->kind = kind;
+  event->line = g_string_free (g_steal_pointer (&line), FALSE);
+  return event;
+}
+
+/* The batch timestamp for the text format: RFC publishers send integer
+ * milliseconds, vLLM and SGLang float seconds. */
+static void
+format_timestamp (const MpItem *item, GString *out)
+{
+  /* 9999-12-31T23:59:59.999Z: past it the year no longer has 4 digits. */
+  const gint64 max_ms = G_GINT64_CONSTANT (253402300799999);
+  g_autoptr (GDateTime) time = NULL;
+  g_autofree char *seconds = NULL;
+  MpReader nothing;
+  gint64 ms = -1;
+
+  if (item->type == MP_UINT && item->uint_value <= (guint64) max_ms)
+    ms = (gint64) item->uint_value;
+  else if (item->type == MP_INT && item->int_value >= 0)
+    ms = item->int_value;
+  else if (item->type == MP_FLOAT && item->float_value >= 0
+           && item->float_value * 1000 <= (double) max_ms)
+    ms = (gint64) (item->float_value * 1000);
+
+  if (ms >= 0 && ms <= max_ms)
+    time = g_date_time_new_from_unix_utc (ms / 1000);
+  if (time == NULL)
+    {
+      /* A number: nothing past the item is read. */
+      reader_init (&nothing, NULL, 0);
+      render_item (&nothing, item, out, 0);
+      return;
+    }
+  seconds = g_date_time_format (time, "%Y-%m-%dT%H:%M:%S");
+  g_string_append_printf (out, "%s.%03dZ", seconds, (int) (ms % 1000));
+}
+
+static void
+decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize len)
+{
+  g_autoptr (GString) timestamp_json = g_string_new (NULL);
+  g_autoptr (GString) timestamp_text = g_string_new (NULL);
+  g_autoptr (GString) dp_rank_json = NULL;
+  MpReader reader;
+  MpItem array, timestamp, events, dp_rank;
+  gsize events_start, i;
+
+  /* Check the whole payload first, so that a message is printed whole or
+   * not at all. */
+  reader_init (&reader, payload, len);
+  if (!skip_value (&reader))
+    {
+      message->error = describe_failure (&reader);
+      return;
+    }
+  if (reader.pos != len)
+    {
+      gsize extra = len - reader.pos;
+
+      message->error = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "%zu byte follows the payload",
+                       "%zu bytes follow the payload", (gulong) MIN (extra, G_MAXULONG)),
+          extra);
+      return;
+    }
+
+  reader_init (&reader, payload, len);
+  read_item (&reader, &array);
+  if (array.type != MP_ARRAY || array.size < 2 || array.size > 3)
+    {
+      message->error = g_strdup (_ ("the payload is not an array [timestamp, events, dp_rank]"));
+      return;
+    }
+  read_item (&reader, &timestamp);
+  if (!item_is_number (&timestamp))
+    {
+      message->error = g_strdup (_ ("the batch timestamp is not a number"));
+      return;
+    }
+  render_item (&reader, &timestamp, timestamp_json, 0);
+  format_timestamp (&timestamp, timestamp_text);
+
+  read_item (&reader, &events);
+  if (events.type != MP_ARRAY)
+    {
+      message->error = g_strdup (_ ("the batch's event list is not an array"));
+      return;
+    }
+  /* dp_rank follows the events but every line shows it: find it first. */
+  events_start = reader.pos;
+  for (i = 0; i < events.size; i++)
+    skip_value (&reader);
+  /* vLLM leaves a None rank out (msgspec omit_defaults) or sends nil. */
+  if (array.size == 3)
+    {
+      read_item (&reader, &dp_rank);
+      if (dp_rank.type != MP_UINT && dp_rank.type != MP_INT && dp_rank.type != MP_NIL)
+        {
+          message->error = g_strdup (_ ("the batch's dp_rank is not an integer"));
+          return;
+        }
+      dp_rank_json = g_string_new (NULL);
+      render_item (&reader, &dp_rank, dp_rank_json, 0);
+    }
+
+  batch->timestamp_json = timestamp_json;
+  batch->timestamp_text = timestamp_text;
+  batch->dp_rank_json = dp_rank_json;
+
+  reader.pos = events_start;
+  for (i = 0; i < events.size; i++)
+    {
+      gsize start = reader.pos;
+      char *error = NULL;
+      KvtEvent *event;
+
+      skip_value (&reader);
+      /* People count events from 1. */
+      event = decode_event (batch, payload + start, reader.pos - start,
+                            (guint) MIN (i + 1, G_MAXUINT), &error);
+      if (event != NULL)
+        g_ptr_array_add (message->events, event);
+      else
+        g_ptr_array_add (message->event_errors, error);
+    }
+}
+
+static void
+event_free (gpointer data)
+{
+  KvtEvent *event = data;
+
+  g_free (event->line);
+  g_free (event);
+}
+
+KvtMessage *
+kvt_decode_message (const KvtFrame *frames, gsize n_frames, KvtFormat format, const char *endpoint)
+{
+  KvtMessage *message = g_new0 (KvtMessage, 1);
+  Batch batch = { 0 };
+  guint64 sequence_be;
+
+  message->events = g_ptr_array_new_with_free_func (event_free);
+  message->event_errors = g_ptr_array_new_with_free_func (g_free);
+
+  if (n_frames != 3)
+    {
+      message->error = g_strdup_printf (_ ("expected 3 frames, got %zu"), n_frames);
+      return message;
+    }
+  if (frames[1].size != sizeof sequence_be)
+    {
+      message->error
+          = g_strdup_printf (_ ("the sequence frame has %zu bytes instead of 8"), frames[1].size);
+      return message;
+    }
+  memcpy (&sequence_be, frames[1].data, sizeof sequence_be);
+  message->has_sequence = TRUE;
+  message->sequence = GUINT64_FROM_BE (sequence_be);
+
+  batch.format = format;
+  batch.endpoint = endpoint;
+  batch.topic = frames[0].data;
+  batch.topic_len = frames[0].data != NULL ? frames[0].size : 0;
+  batch.sequence = message->sequence;
+  decode_payload (message, &batch, frames[2].data, frames[2].data != NULL ? frames[2].size : 0);
+  return message;
+}
+
+void
+kvt_message_free (KvtMessage *message)
+{
+  if (message == NULL)
+    return;
+  g_free (message->error);
+  g_ptr_array_unref (message->events);
+  g_ptr_array_unref (message->event_errors);
+  g_free (message);
+}
+
+const char *
+kvt_event_kind_name (KvtEventKind kind)
+{
+  switch (kind)
+    {
+    case KVT_EVENT_STORED:
+      return "stored";
+    case KVT_EVENT_REMOVED:
+      return "removed";
+    case KVT_EVENT_CLEARED:
+      return "cleared";
+    default:
+      return "unknown";
+    }
+}

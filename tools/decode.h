@@ -1,0 +1,79 @@
+/* decode.h: one received ZeroMQ message turned into printable events.
+ *
+ * Kept apart from kvevents-sub's command line so that a fuzz target can
+ * feed it arbitrary frames.  It reads only inside the buffers it is given,
+ * bounds its recursion, allocates in proportion to its input and never
+ * aborts on bad input: every problem comes back as a message.
+ * Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVT_DECODE_H
+#define KVT_DECODE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* What an event says, whichever engine sent it. */
+typedef enum
+{
+  KVT_EVENT_STORED,
+  KVT_EVENT_REMOVED,
+  KVT_EVENT_CLEARED,
+} KvtEventKind;
+
+#define KVT_N_EVENT_KINDS (KVT_EVENT_CLEARED + 1)
+
+/* "stored", "removed" or "cleared". */
+const char *kvt_event_kind_name (KvtEventKind kind);
+
+typedef enum
+{
+  KVT_FORMAT_JSON, /* one JSON object a line */
+  KVT_FORMAT_TEXT, /* aligned columns, then key=value for every field */
+} KvtFormat;
+
+typedef struct
+{
+  const void *data;
+  gsize size;
+} KvtFrame;
+
+typedef struct
+{
+  KvtEventKind kind;
+  gboolean has_event_id; /* the RFC #1527 maps carry one; vLLM's do not */
+  guint64 event_id;
+  char *line; /* the rendered event, without a newline */
+} KvtEvent;
+
+typedef struct
+{
+  /* The transport sequence, when the frames got that far. */
+  gboolean has_sequence;
+  guint64 sequence;
+  /* Why the whole message was skipped (translated), or NULL. */
+  char *error;
+  /* The events that decoded (KvtEvent *), in message order. */
+  GPtrArray *events;
+  /* One translated line per event that was skipped (char *). */
+  GPtrArray *event_errors;
+} KvtMessage;
+
+/* Decodes one message.  A wire message is three frames: topic, 8-byte
+ * big-endian sequence, msgpack payload [timestamp, [events], dp_rank].
+ * Events are RFC #1527 maps (keyed by "event_type", or by the legacy
+ * "type"), or vLLM/SGLang tagged events: arrays whose first element is
+ * "BlockStored", "BlockRemoved" or "AllBlocksCleared".  endpoint, when not
+ * NULL, is shown in every line.  Never returns NULL; free with
+ * kvt_message_free (). */
+KvtMessage *kvt_decode_message (const KvtFrame *frames, gsize n_frames, KvtFormat format,
+                                const char *endpoint);
+
+void kvt_message_free (KvtMessage *message);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvtMessage, kvt_message_free)
+
+G_END_DECLS
+
+#endif /* KVT_DECODE_H */

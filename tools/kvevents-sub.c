@@ -1,0 +1,694 @@
+/* kvevents-sub: subscribe to KV-cache event streams and print every event.
+ *
+ * Reads the RFC #1527 maps libkvevents sends and the tagged events of
+ * vLLM and SGLang, watches each endpoint's transport sequence and
+ * event_id for loss, and ends with a summary.  The decoding lives in
+ * decode.c; this file is the command line and the sockets.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#ifdef HAVE_ZMQ
+#include <zmq.h>
+#endif
+
+#include <kvevents/kvevents.h>
+
+#include "decode.h"
+#include "kvtool.h"
+
+typedef struct
+{
+  guint64 messages;
+  guint64 malformed_messages;
+  guint64 events;
+  guint64 by_kind[KVT_N_EVENT_KINDS];
+  guint64 bad_events;
+  guint64 sequence_gaps;
+  guint64 missing_messages;
+  guint64 restarts;
+  guint64 event_id_holes;
+  guint64 lost_events;
+  guint64 event_id_backwards;
+} Summary;
+
+/* One endpoint, on a socket of its own: sequences and event ids belong to
+ * one publisher, and several publishers' would interleave on one socket. */
+typedef struct
+{
+  char *endpoint;
+  void *socket;
+  void *monitor;
+  gboolean ever_connected;
+  guint connections;
+  gboolean have_sequence;
+  guint64 last_sequence;
+  gboolean have_event_id;
+  guint64 last_event_id;
+} Source;
+
+typedef struct
+{
+  /* Options. */
+  char **endpoints;
+  char **topics;
+  KvtFormat format;
+  gint64 count;
+  gint timeout_ms;
+  gboolean quiet;
+  gboolean strict;
+  gboolean until_disconnect;
+  gint rcvhwm;
+  char *summary_json;
+
+  /* Progress. */
+  Summary summary;
+  GPtrArray *sources;
+  guint64 counted; /* what --count counts: events and skipped entries */
+} Sub;
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void
+on_stop_signal (int signum)
+{
+  stop_signal = signum;
+}
+
+static gboolean
+count_reached (const Sub *sub)
+{
+  return sub->count > 0 && sub->counted >= (guint64) sub->count;
+}
+
+/* A report about one endpoint's stream, on stderr, unless --quiet. */
+static void report (const Sub *sub, const Source *source, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
+
+static void
+report (const Sub *sub, const Source *source, const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  if (sub->quiet)
+    return;
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (sub->sources->len > 1)
+    g_printerr ("%s: %s: %s\n", g_get_prgname (), source->endpoint, text);
+  else
+    g_printerr ("%s: %s\n", g_get_prgname (), text);
+}
+
+static void
+track_sequence (Sub *sub, Source *source, guint64 sequence)
+{
+  if (source->have_sequence && sequence > source->last_sequence)
+    {
+      guint64 missing = sequence - source->last_sequence - 1;
+
+      if (missing > 0)
+        {
+          sub->summary.sequence_gaps++;
+          sub->summary.missing_messages += missing;
+          report (sub, source,
+                  g_dngettext (
+                      GETTEXT_PACKAGE,
+                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " message lost",
+                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " messages lost",
+                      (gulong) MIN (missing, G_MAXULONG)),
+                  source->last_sequence, sequence, missing);
+        }
+    }
+  else if (source->have_sequence)
+    {
+      sub->summary.restarts++;
+      report (sub, source,
+              _ ("sequence went back from %" PRIu64 " to %" PRIu64 ": the publisher restarted"),
+              source->last_sequence, sequence);
+      /* A new publisher numbers its events from 1 again. */
+      source->have_event_id = FALSE;
+    }
+  source->have_sequence = TRUE;
+  source->last_sequence = sequence;
+}
+
+static void
+track_event_id (Sub *sub, Source *source, guint64 sequence, guint64 event_id)
+{
+  if (source->have_event_id && event_id > source->last_event_id)
+    {
+      guint64 lost = event_id - source->last_event_id - 1;
+
+      if (lost > 0)
+        {
+          sub->summary.event_id_holes++;
+          sub->summary.lost_events += lost;
+          report (sub, source,
+                  g_dngettext (GETTEXT_PACKAGE,
+                               "message %" PRIu64 ": event_id jumped from %" PRIu64 " to %" PRIu64
+                               ": %" PRIu64 " event lost",
+                               "message %" PRIu64 ": event_id jumped from %" PRIu64 " to %" PRIu64
+                               ": %" PRIu64 " events lost",
+                               (gulong) MIN (lost, G_MAXULONG)),
+                  sequence, source->last_event_id, event_id, lost);
+        }
+    }
+  else if (source->have_event_id)
+    {
+      sub->summary.event_id_backwards++;
+      report (sub, source,
+              _ ("message %" PRIu64 ": event_id went back from %" PRIu64 " to %" PRIu64), sequence,
+              source->last_event_id, event_id);
+    }
+  source->have_event_id = TRUE;
+  source->last_event_id = event_id;
+}
+
+static void
+handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames)
+{
+  const char *label = sub->sources->len > 1 ? source->endpoint : NULL;
+  g_autoptr (KvtMessage) message = kvt_decode_message (frames, n_frames, sub->format, label);
+  guint i;
+
+  sub->summary.messages++;
+  if (message->has_sequence)
+    track_sequence (sub, source, message->sequence);
+
+  if (message->error != NULL)
+    {
+      sub->summary.malformed_messages++;
+      sub->counted++;
+      if (message->has_sequence)
+        report (sub, source, _ ("message %" PRIu64 " skipped: %s"), message->sequence,
+                message->error);
+      else
+        report (sub, source, _ ("message skipped: %s"), message->error);
+      return;
+    }
+
+  for (i = 0; i < message->event_errors->len && !count_reached (sub); i++)
+    {
+      sub->summary.bad_events++;
+      sub->counted++;
+      report (sub, source, _ ("message %" PRIu64 ": %s; skipped"), message->sequence,
+              (const char *) g_ptr_array_index (message->event_errors, i));
+    }
+
+  for (i = 0; i < message->events->len && !count_reached (sub); i++)
+    {
+      const KvtEvent *event = g_ptr_array_index (message->events, i);
+
+      sub->summary.events++;
+      sub->summary.by_kind[event->kind]++;
+      sub->counted++;
+      if (event->has_event_id)
+        track_event_id (sub, source, message->sequence, event->event_id);
+      if (!sub->quiet)
+        {
+          fputs (event->line, stdout);
+          putc ('\n', stdout);
+        }
+    }
+}
+
+static guint64
+problems (const Summary *summary)
+{
+  return summary->malformed_messages + summary->bad_events + summary->sequence_gaps
+         + summary->restarts + summary->event_id_holes + summary->event_id_backwards;
+}
+
+static void
+print_summary (const Summary *summary)
+{
+  g_printerr (_ ("%s: summary\n"), g_get_prgname ());
+  g_printerr (_ ("  messages:        %" PRIu64 " (%" PRIu64 " malformed)\n"), summary->messages,
+              summary->malformed_messages);
+  g_printerr (_ ("  events:          %" PRIu64 " (stored %" PRIu64 ", removed %" PRIu64
+                 ", cleared %" PRIu64 ")\n"),
+              summary->events, summary->by_kind[KVT_EVENT_STORED],
+              summary->by_kind[KVT_EVENT_REMOVED], summary->by_kind[KVT_EVENT_CLEARED]);
+  g_printerr (_ ("  sequence gaps:   %" PRIu64 " (%" PRIu64 " messages missing)\n"),
+              summary->sequence_gaps, summary->missing_messages);
+  g_printerr (_ ("  restarts:        %" PRIu64 "\n"), summary->restarts);
+  g_printerr (
+      _ ("  event_id holes:  %" PRIu64 " (%" PRIu64 " events lost, %" PRIu64 " times backwards)\n"),
+      summary->event_id_holes, summary->lost_events, summary->event_id_backwards);
+  g_printerr (_ ("  decode errors:   %" PRIu64 " (%" PRIu64 " messages, %" PRIu64 " events)\n"),
+              summary->malformed_messages + summary->bad_events, summary->malformed_messages,
+              summary->bad_events);
+}
+
+static gboolean
+write_summary_json (const Summary *summary, const char *path, GError **error)
+{
+  g_autoptr (GString) json = g_string_new ("{");
+
+#define FIELD(name, value)                                                                         \
+  g_string_append_printf (json, "%s\"%s\": %" PRIu64, json->len > 1 ? ", " : "", name,             \
+                          (guint64) (value))
+  FIELD ("messages", summary->messages);
+  FIELD ("malformed_messages", summary->malformed_messages);
+  FIELD ("events", summary->events);
+  FIELD ("stored", summary->by_kind[KVT_EVENT_STORED]);
+  FIELD ("removed", summary->by_kind[KVT_EVENT_REMOVED]);
+  FIELD ("cleared", summary->by_kind[KVT_EVENT_CLEARED]);
+  FIELD ("bad_events", summary->bad_events);
+  FIELD ("decode_errors", summary->malformed_messages + summary->bad_events);
+  FIELD ("sequence_gaps", summary->sequence_gaps);
+  FIELD ("missing_messages", summary->missing_messages);
+  FIELD ("restarts", summary->restarts);
+  FIELD ("event_id_holes", summary->event_id_holes);
+  FIELD ("lost_events", summary->lost_events);
+  FIELD ("event_id_backwards", summary->event_id_backwards);
+#undef FIELD
+  g_string_append (json, "}\n");
+  return g_file_set_contents (path, json->str, (gssize) json->len, error);
+}
+
+#ifdef HAVE_ZMQ
+
+static void
+source_close (Source *source)
+{
+  if (source->monitor != NULL)
+    zmq_close (source->monitor);
+  if (source->socket != NULL)
+    zmq_close (source->socket);
+  source->monitor = source->socket = NULL;
+}
+
+static gboolean
+set_option (void *socket, int option, int value, const char *name, GError **error)
+{
+  if (zmq_setsockopt (socket, option, &value, sizeof value) == 0)
+    return TRUE;
+  g_set_error (error, KVT_ERROR, 0, _ ("Cannot set %s: %s"), name, zmq_strerror (zmq_errno ()));
+  return FALSE;
+}
+
+static gboolean
+source_open (Sub *sub, void *context, Source *source, guint index, GError **error)
+{
+  source->socket = zmq_socket (context, ZMQ_SUB);
+  if (source->socket == NULL)
+    {
+      g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a SUB socket: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  if (!set_option (source->socket, ZMQ_RCVHWM, sub->rcvhwm, "ZMQ_RCVHWM", error)
+      || !set_option (source->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
+    return FALSE;
+
+  if (sub->topics == NULL)
+    zmq_setsockopt (source->socket, ZMQ_SUBSCRIBE, "", 0);
+  else
+    for (char **topic = sub->topics; *topic != NULL; topic++)
+      zmq_setsockopt (source->socket, ZMQ_SUBSCRIBE, *topic, strlen (*topic));
+
+  /* --until-disconnect watches the connection through a monitor: the
+   * publisher closing is the one end of stream a SUB socket can see. */
+  if (sub->until_disconnect)
+    {
+      g_autofree char *address = g_strdup_printf ("inproc://kvevents-sub-monitor-%u", index);
+
+      if (zmq_socket_monitor (source->socket, address, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED)
+              != 0
+          || (source->monitor = zmq_socket (context, ZMQ_PAIR)) == NULL
+          || zmq_connect (source->monitor, address) != 0)
+        {
+          g_set_error (error, KVT_ERROR, 0, _ ("Cannot watch the connection to %s: %s"),
+                       source->endpoint, zmq_strerror (zmq_errno ()));
+          return FALSE;
+        }
+    }
+
+  if (zmq_connect (source->socket, source->endpoint) != 0)
+    {
+      g_set_error (error, KVT_ERROR, 0, _ ("Cannot connect to %s: %s"), source->endpoint,
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  /* ZeroMQ connects in the background, and retries until the publisher is
+   * there: this says the subscription stands, not that it is served. */
+  if (!sub->quiet)
+    g_printerr (_ ("%s: subscribed to %s\n"), g_get_prgname (), source->endpoint);
+  return TRUE;
+}
+
+/* Receives one whole message without waiting.  FALSE when there was none. */
+static gboolean
+receive_one (Sub *sub, Source *source)
+{
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  g_autofree KvtFrame *frames = NULL;
+  gboolean more = TRUE;
+  guint i;
+
+  while (more)
+    {
+      zmq_msg_t part;
+
+      zmq_msg_init (&part);
+      /* The parts of a message arrive together: only the first can be
+       * missing. */
+      if (zmq_msg_recv (&part, source->socket, parts->len == 0 ? ZMQ_DONTWAIT : 0) < 0)
+        {
+          zmq_msg_close (&part);
+          if (parts->len == 0)
+            return FALSE;
+          break;
+        }
+      more = zmq_msg_more (&part);
+      /* Copying a zmq_msg_t's bytes moves it (libzmq's own zmq_msg_move ()
+       * does no more), so the array holds the parts themselves. */
+      g_array_append_val (parts, part);
+    }
+
+  frames = g_new (KvtFrame, parts->len);
+  for (i = 0; i < parts->len; i++)
+    {
+      zmq_msg_t *part = &g_array_index (parts, zmq_msg_t, i);
+
+      frames[i].data = zmq_msg_data (part);
+      frames[i].size = zmq_msg_size (part);
+    }
+  handle_message (sub, source, frames, parts->len);
+  for (i = 0; i < parts->len; i++)
+    zmq_msg_close (&g_array_index (parts, zmq_msg_t, i));
+  return TRUE;
+}
+
+static void
+read_monitor (Source *source)
+{
+  for (;;)
+    {
+      zmq_msg_t event, address;
+      guint16 code = 0;
+
+      zmq_msg_init (&event);
+      if (zmq_msg_recv (&event, source->monitor, ZMQ_DONTWAIT) < 0)
+        {
+          zmq_msg_close (&event);
+          return;
+        }
+      /* Frame 1: a 16-bit event in host order, then a 32-bit value;
+       * frame 2: the endpoint. */
+      if (zmq_msg_size (&event) >= sizeof code)
+        memcpy (&code, zmq_msg_data (&event), sizeof code);
+      if (zmq_msg_more (&event))
+        {
+          zmq_msg_init (&address);
+          zmq_msg_recv (&address, source->monitor, 0);
+          zmq_msg_close (&address);
+        }
+      zmq_msg_close (&event);
+
+      if (code == ZMQ_EVENT_CONNECTED)
+        {
+          source->ever_connected = TRUE;
+          source->connections++;
+        }
+      else if (code == ZMQ_EVENT_DISCONNECTED && source->connections > 0)
+        source->connections--;
+    }
+}
+
+static gboolean
+all_disconnected (const Sub *sub)
+{
+  guint i;
+
+  for (i = 0; i < sub->sources->len; i++)
+    {
+      const Source *source = g_ptr_array_index (sub->sources, i);
+
+      if (!source->ever_connected || source->connections > 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Takes what the sockets already hold.  A publisher's last messages are
+ * in its socket's pipe before its disconnection is reported, so after the
+ * report they are all here. */
+static void
+drain (Sub *sub)
+{
+  guint i;
+
+  for (i = 0; i < sub->sources->len && !count_reached (sub); i++)
+    while (!count_reached (sub) && receive_one (sub, g_ptr_array_index (sub->sources, i)))
+      ;
+}
+
+static gboolean
+run (Sub *sub, GError **error)
+{
+  void *context = zmq_ctx_new ();
+  g_autofree zmq_pollitem_t *items = NULL;
+  gint64 deadline = -1;
+  gboolean ok = TRUE;
+  guint i, n_items;
+
+  if (context == NULL)
+    {
+      g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a ZeroMQ context: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+
+  n_items = sub->sources->len * 2;
+  items = g_new0 (zmq_pollitem_t, n_items);
+  for (i = 0; i < sub->sources->len && ok; i++)
+    {
+      Source *source = g_ptr_array_index (sub->sources, i);
+
+      ok = source_open (sub, context, source, i, error);
+      items[2 * i].socket = source->socket;
+      items[2 * i].events = ZMQ_POLLIN;
+      items[2 * i + 1].socket = source->monitor;
+      items[2 * i + 1].events = source->monitor != NULL ? ZMQ_POLLIN : 0;
+    }
+
+  if (sub->timeout_ms > 0)
+    deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
+
+  while (ok && stop_signal == 0 && !count_reached (sub))
+    {
+      long wait_ms = 250; /* how often a signal that interrupted nothing is noticed */
+      int rc;
+
+      if (sub->until_disconnect && all_disconnected (sub))
+        {
+          drain (sub);
+          break;
+        }
+      if (deadline >= 0)
+        {
+          gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+
+          if (left_ms <= 0)
+            break;
+          wait_ms = (long) MIN (wait_ms, left_ms);
+        }
+
+      rc = zmq_poll (items, (int) n_items, wait_ms);
+      if (rc < 0 && zmq_errno () != EINTR)
+        {
+          g_set_error (error, KVT_ERROR, 0, _ ("Cannot wait for messages: %s"),
+                       zmq_strerror (zmq_errno ()));
+          ok = FALSE;
+        }
+      for (i = 0; rc > 0 && i < sub->sources->len; i++)
+        {
+          Source *source = g_ptr_array_index (sub->sources, i);
+          guint taken = 0;
+
+          /* A bounded run per socket keeps one busy publisher from
+           * starving the others. */
+          if (items[2 * i].revents & ZMQ_POLLIN)
+            while (taken < 256 && !count_reached (sub) && receive_one (sub, source))
+              taken++;
+          if (taken > 0 && sub->timeout_ms > 0)
+            deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
+          if (items[2 * i + 1].revents & ZMQ_POLLIN)
+            read_monitor (source);
+        }
+      fflush (stdout);
+    }
+
+  for (i = 0; i < sub->sources->len; i++)
+    source_close (g_ptr_array_index (sub->sources, i));
+  zmq_ctx_term (context);
+  return ok;
+}
+
+#else /* !HAVE_ZMQ */
+
+static gboolean
+run (Sub *sub, GError **error)
+{
+  /* The decoding stays compiled, so this build checks it too. */
+  (void) handle_message;
+  g_set_error (error, KVT_ERROR, 0,
+               _ ("This kvevents-sub was built without ZeroMQ and cannot subscribe"));
+  return FALSE;
+}
+
+#endif /* HAVE_ZMQ */
+
+static void
+source_free (gpointer data)
+{
+  Source *source = data;
+
+  g_free (source->endpoint);
+  g_free (source);
+}
+
+int
+main (int argc, char **argv)
+{
+  Sub sub = { 0 };
+  g_autofree char *format = NULL;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) sources = g_ptr_array_new_with_free_func (source_free);
+  gboolean version = FALSE, ok;
+  struct sigaction action = { 0 };
+  int status = KVT_EXIT_OK;
+  const GOptionEntry entries[] = {
+    { "endpoint", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &sub.endpoints,
+      N_ ("Connect to ENDPOINT (tcp://HOST:PORT, ipc://PATH); repeat for several"),
+      N_ ("ENDPOINT") },
+    { "topic", 't', 0, G_OPTION_ARG_STRING_ARRAY, &sub.topics,
+      N_ ("Receive only messages whose topic starts with PREFIX; repeatable (default: all)"),
+      N_ ("PREFIX") },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      N_ ("Print events as json (one object a line, the default) or text"), N_ ("FORMAT") },
+    { "count", 'n', 0, G_OPTION_ARG_INT64, &sub.count,
+      N_ ("Exit after N events (a skipped message or event counts as one)"), N_ ("N") },
+    { "timeout-ms", 'T', 0, G_OPTION_ARG_INT, &sub.timeout_ms,
+      N_ ("Exit after T milliseconds without a message"), N_ ("T") },
+    { "until-disconnect", 0, 0, G_OPTION_ARG_NONE, &sub.until_disconnect,
+      N_ ("Exit once every endpoint has connected and then disconnected (its publisher "
+          "closed)"),
+      NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &sub.quiet, N_ ("Print only the summary"), NULL },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &sub.strict,
+      N_ ("Exit with status 1 if anything was lost, malformed or out of order"), NULL },
+    { "rcvhwm", 0, 0, G_OPTION_ARG_INT, &sub.rcvhwm,
+      N_ ("Messages queued per endpoint before ZeroMQ drops (default 1000; 0: no limit)"),
+      N_ ("N") },
+    { "summary-json", 0, 0, G_OPTION_ARG_FILENAME, &sub.summary_json,
+      N_ ("Also write the summary as JSON to FILE"), N_ ("FILE") },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, N_ ("Print the version and exit"), NULL },
+    { NULL },
+  };
+
+  /* First, so that a signal is never the default death, with no
+   * summary.  No SA_RESTART: it must interrupt the wait for messages. */
+  action.sa_handler = on_stop_signal;
+  sigemptyset (&action.sa_mask);
+  sigaction (SIGINT, &action, NULL);
+  sigaction (SIGTERM, &action, NULL);
+
+  kvt_init_i18n ();
+  g_set_prgname ("kvevents-sub");
+  sub.rcvhwm = 1000;
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_summary (
+      context, N_ ("Subscribe to KV-cache event streams (libkvevents, vLLM, SGLang) and print\n"
+                   "every event, watching the transport sequence and event_id for loss."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KVT_EXIT_USAGE;
+    }
+  if (version)
+    {
+      g_print ("kvevents-sub (%s) %s\n", PACKAGE_NAME, kvev_version ());
+      return KVT_EXIT_OK;
+    }
+  if (argc > 1)
+    {
+      g_printerr (_ ("%s: unexpected argument \"%s\"\n"), g_get_prgname (), argv[1]);
+      return KVT_EXIT_USAGE;
+    }
+  if (sub.endpoints == NULL || sub.endpoints[0] == NULL)
+    {
+      g_printerr (_ ("%s: no --endpoint given\n"), g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (format == NULL || g_strcmp0 (format, "json") == 0)
+    sub.format = KVT_FORMAT_JSON;
+  else if (g_strcmp0 (format, "text") == 0)
+    sub.format = KVT_FORMAT_TEXT;
+  else
+    {
+      g_printerr (_ ("%s: unknown --format \"%s\": expected json or text\n"), g_get_prgname (),
+                  format);
+      return KVT_EXIT_USAGE;
+    }
+  if (sub.count < 0 || sub.timeout_ms < 0 || sub.rcvhwm < 0)
+    {
+      g_printerr (_ ("%s: --count, --timeout-ms and --rcvhwm take a number of at least 0\n"),
+                  g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+
+  for (char **endpoint = sub.endpoints; *endpoint != NULL; endpoint++)
+    {
+      Source *source = g_new0 (Source, 1);
+
+      source->endpoint = g_strdup (*endpoint);
+      g_ptr_array_add (sources, source);
+    }
+  sub.sources = sources;
+
+  ok = run (&sub, &error);
+  if (!ok)
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      g_clear_error (&error);
+      status = KVT_EXIT_FAILURE;
+    }
+
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      g_printerr (_ ("%s: cannot write the events: %s\n"), g_get_prgname (), g_strerror (errno));
+      status = KVT_EXIT_FAILURE;
+    }
+  print_summary (&sub.summary);
+  if (sub.summary_json != NULL && !write_summary_json (&sub.summary, sub.summary_json, &error))
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      status = KVT_EXIT_FAILURE;
+    }
+  if (sub.strict && problems (&sub.summary) > 0 && status == KVT_EXIT_OK)
+    status = KVT_EXIT_FAILURE;
+
+  g_strfreev (sub.endpoints);
+  g_strfreev (sub.topics);
+  g_free (sub.summary_json);
+  return status;
+}

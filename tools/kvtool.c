@@ -1,0 +1,124 @@
+/* kvtool.c: small helpers shared by the command-line tools and the
+ * example master.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include "kvtool.h"
+
+#include <locale.h>
+#include <string.h>
+#include <glib/gi18n.h>
+
+G_DEFINE_QUARK (kvt - error - quark, kvt_error)
+
+void
+kvt_init_i18n (void)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+}
+
+gboolean
+kvt_utf8_valid (const char *data, gsize len)
+{
+  while (len > 0)
+    {
+      const char *nul = memchr (data, '\0', len);
+      gsize run = nul != NULL ? (gsize) (nul - data) : len;
+
+      /* g_utf8_validate_len () treats NUL as the end of the text, so each
+       * run between NULs is checked on its own. */
+      if (run > 0 && !g_utf8_validate_len (data, run, NULL))
+        return FALSE;
+      if (nul == NULL)
+        break;
+      data += run + 1;
+      len -= run + 1;
+    }
+  return TRUE;
+}
+
+void
+kvt_append_hex (GString *out, const void *data, gsize len)
+{
+  static const char digits[] = "0123456789abcdef";
+  const guint8 *bytes = data;
+  gsize i;
+
+  for (i = 0; i < len; i++)
+    {
+      g_string_append_c (out, digits[bytes[i] >> 4]);
+      g_string_append_c (out, digits[bytes[i] & 0xf]);
+    }
+}
+
+void
+kvt_json_append_utf8 (GString *out, const char *data, gsize len)
+{
+  gsize i;
+
+  g_string_append_c (out, '"');
+  for (i = 0; i < len; i++)
+    {
+      guchar c = (guchar) data[i];
+
+      switch (c)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        default:
+          /* DEL is legal JSON, but escaping it keeps a terminal sane. */
+          if (c < 0x20 || c == 0x7f)
+            g_string_append_printf (out, "\\u%04x", c);
+          else
+            g_string_append_c (out, (char) c);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+void
+kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean is_text)
+{
+  if (is_text && kvt_utf8_valid (data, len))
+    {
+      kvt_json_append_utf8 (out, data, len);
+      return;
+    }
+  g_string_append (out, "{\"hex\": \"");
+  kvt_append_hex (out, data, len);
+  g_string_append_c (out, '"');
+  if (is_text)
+    g_string_append (out, ", \"invalid_utf8\": true");
+  g_string_append_c (out, '}');
+}
+
+gboolean
+kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value)
+{
+  guint64 parsed;
+
+  /* g_ascii_string_to_unsigned () accepts a leading '+' and spaces. */
+  if (text == NULL || !g_ascii_isdigit (text[0]))
+    return FALSE;
+  if (!g_ascii_string_to_unsigned (text, 10, min, max, &parsed, NULL))
+    return FALSE;
+  *value = parsed;
+  return TRUE;
+}

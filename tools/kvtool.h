@@ -1,0 +1,48 @@
+/* kvtool.h: small helpers shared by the command-line tools and the
+ * example master.  Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVTOOL_H
+#define KVTOOL_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit statuses shared by the tools. */
+#define KVT_EXIT_OK 0
+#define KVT_EXIT_FAILURE 1 /* something went wrong while running */
+#define KVT_EXIT_USAGE 2   /* the command line or configuration is wrong */
+
+/* The tools' own errors, for what is not the library's. */
+#define KVT_ERROR (kvt_error_quark ())
+GQuark kvt_error_quark (void);
+
+/* Sets the locale from the environment and binds the text domain the tools
+ * share with the library. */
+void kvt_init_i18n (void);
+
+/* Whether len bytes are valid UTF-8.  Unlike g_utf8_validate_len () an
+ * embedded NUL is valid: it is a character, and the library sends such a
+ * key as a str. */
+gboolean kvt_utf8_valid (const char *data, gsize len);
+
+/* Appends len bytes as lowercase hexadecimal digits. */
+void kvt_append_hex (GString *out, const void *data, gsize len);
+
+/* Appends len bytes of valid UTF-8 (kvt_utf8_valid ()) as a JSON string,
+ * quotes included, escaping what RFC 8259 requires. */
+void kvt_json_append_utf8 (GString *out, const char *data, gsize len);
+
+/* Appends bytes the way the tools print every byte string: valid UTF-8
+ * that arrived as text becomes a JSON string, anything else
+ * {"hex": "..."}, with "invalid_utf8": true when it was meant as text. */
+void kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean is_text);
+
+/* Parses a whole decimal number into a guint64 within [min, max]; no sign,
+ * no spaces, no trailing garbage. */
+gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value);
+
+G_END_DECLS
+
+#endif /* KVTOOL_H */
