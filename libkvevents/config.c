@@ -635,6 +635,7 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
       g_autofree char *value = NULL;
       g_autofree char *shown_key = NULL;
       g_autofree char *shown_group = NULL;
+      g_autofree char *reason = NULL;
       int code;
 
       /* get_string, not get_value: it undoes the file's escapes (\s, \n,
@@ -650,11 +651,13 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
       shown_key = escape_for_message (keys[i]);
       shown_group = escape_for_message (group);
       code = local_error->domain == KVEV_ERROR ? local_error->code : KVEV_ERROR_INVALID_VALUE;
+      /* GKeyFile quotes the raw key in its messages, bytes that are not
+       * UTF-8 included; ours must stay printable. */
+      reason = g_utf8_make_valid (local_error->message, -1);
       g_set_error (error, KVEV_ERROR, code,
                    /* TRANSLATORS: a key and a group of a key file, then
                     * the reason, an already translated message. */
-                   _ ("Key \"%s\" in group [%s]: %s"), shown_key, shown_group,
-                   local_error->message);
+                   _ ("Key \"%s\" in group [%s]: %s"), shown_key, shown_group, reason);
       return FALSE;
     }
 

@@ -19,6 +19,14 @@ struct _KvevQueue
   gint held;
   GMutex hold_lock;
   GCond hold_cond;
+  /* The consumer never sleeps inside the GAsyncQueue, where every push
+   * would signal it (a futex call, under the lock, per event): it sleeps
+   * on a doorbell that one producer rings once per sleep, after
+   * unlocking. */
+  gboolean consumer_sleeping; /* under the queue lock */
+  GMutex bell_lock;
+  GCond bell_cond;
+  gboolean rung;              /* under bell_lock */
   /* Written under the lock, read by anyone through kvev_counter_get(). */
   guint64 depth;
   guint64 high_water;
@@ -40,6 +48,8 @@ kvev_queue_new (guint32 capacity)
   queue->capacity = capacity;
   g_mutex_init (&queue->hold_lock);
   g_cond_init (&queue->hold_cond);
+  g_mutex_init (&queue->bell_lock);
+  g_cond_init (&queue->bell_cond);
   return queue;
 }
 
@@ -56,7 +66,28 @@ kvev_queue_free (KvevQueue *queue)
   g_async_queue_unref (queue->queue);
   g_mutex_clear (&queue->hold_lock);
   g_cond_clear (&queue->hold_cond);
+  g_mutex_clear (&queue->bell_lock);
+  g_cond_clear (&queue->bell_cond);
   g_free (queue);
+}
+
+static void
+ring_bell (KvevQueue *queue)
+{
+  g_mutex_lock (&queue->bell_lock);
+  queue->rung = TRUE;
+  g_cond_signal (&queue->bell_cond);
+  g_mutex_unlock (&queue->bell_lock);
+}
+
+static void
+wait_bell (KvevQueue *queue)
+{
+  g_mutex_lock (&queue->bell_lock);
+  while (!queue->rung)
+    g_cond_wait (&queue->bell_cond, &queue->bell_lock);
+  queue->rung = FALSE;
+  g_mutex_unlock (&queue->bell_lock);
 }
 
 /* Caller holds the lock. */
@@ -78,6 +109,7 @@ void
 kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
 {
   guint64 id, depth;
+  gboolean wake;
   guint i;
 
   g_async_queue_lock (queue->queue);
@@ -108,7 +140,11 @@ kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
   kvev_counter_set (&queue->depth, depth);
   if (depth > queue->high_water)
     kvev_counter_set (&queue->high_water, depth);
+  wake = queue->consumer_sleeping;
+  queue->consumer_sleeping = FALSE;
   g_async_queue_unlock (queue->queue);
+  if (wake)
+    ring_bell (queue);
 }
 
 static void
@@ -134,12 +170,19 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
       if (G_UNLIKELY (g_atomic_int_get (&queue->held)))
         wait_while_held (queue);
       g_async_queue_lock (queue->queue);
-      event = g_async_queue_pop_unlocked (queue->queue);
-      /* A hold that began while we slept on an empty queue still holds. */
-      if (G_LIKELY (!g_atomic_int_get (&queue->held)) || event == &stop_marker)
+      event = g_async_queue_try_pop_unlocked (queue->queue);
+      if (event != NULL
+          && (G_LIKELY (!g_atomic_int_get (&queue->held)) || event == &stop_marker))
         break;
-      g_async_queue_push_front_unlocked (queue->queue, event);
+      if (event != NULL)
+        {
+          g_async_queue_push_front_unlocked (queue->queue, event);
+          g_async_queue_unlock (queue->queue);
+          continue;
+        }
+      queue->consumer_sleeping = TRUE;
       g_async_queue_unlock (queue->queue);
+      wait_bell (queue);
     }
   while (event != &stop_marker)
     {
@@ -167,6 +210,8 @@ kvev_queue_hold (KvevQueue *queue, gboolean hold)
   g_atomic_int_set (&queue->held, hold ? 1 : 0);
   g_cond_broadcast (&queue->hold_cond);
   g_mutex_unlock (&queue->hold_lock);
+  if (!hold)
+    ring_bell (queue);
 }
 
 void
@@ -180,6 +225,7 @@ kvev_queue_stop (KvevQueue *queue)
       g_async_queue_push_unlocked (queue->queue, &stop_marker);
     }
   g_async_queue_unlock (queue->queue);
+  ring_bell (queue);
 }
 
 guint64
