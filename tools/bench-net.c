@@ -1,0 +1,1237 @@
+/* bench-net.c: end to end and latency, through a subscriber in another
+ * process (this program started again with --subscriber).
+ *
+ * The subscriber connects to two PUB sockets, the publisher's and a raw
+ * ZeroMQ one that sends pre-encoded payloads of the same size and event
+ * count (the baseline), and decodes every message with msgpack-c.  It is
+ * driven over its standard input and answers over its standard output:
+ *
+ *   parent -> subscriber   "S <phase>"   start counting a phase
+ *   subscriber -> parent   "A <phase>"   counting, produce now
+ *                          "P <probe>"   a probe event arrived
+ *                          "R <phase> <received> <received_by_stop>
+ *                             <first_ns> <last_ns> <bad> <latency samples>
+ *                             <p50_ns> <p99_ns> <p999_ns> <max_ns>"
+ *
+ * Before anything is measured each socket is probed until an event sent
+ * through it arrives, so the PUB socket's slow joiner loses nothing that
+ * counts.  A phase ends with an end-marker event, repeated until the
+ * report arrives (a PUB socket at its high-water mark drops messages,
+ * markers included).  Markers and probes are events whose object key
+ * starts with "__bench_"; every other event is data.  A data key that
+ * starts with "t=" carries its publish time (CLOCK_MONOTONIC ns), read
+ * just before the publish call; the subscriber reads the same clock when
+ * the message arrives.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include "bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <glib/gi18n.h>
+#include <msgpack.h>
+#include <zmq.h>
+
+#define BATCH_EVENTS 64
+#define QUEUE_CAPACITY 65536
+#define MARKER_PREFIX "__bench_"
+#define PROBE_PREFIX "__bench_probe__/"
+#define END_PREFIX "__bench_end__/"
+#define REPLY_TIMEOUT_MS 60000
+
+/* ===================================================================== */
+/* The subscriber process                                                 */
+/* ===================================================================== */
+
+typedef struct
+{
+  gint64 ns;
+  guint n;
+} Arrival;
+
+typedef struct
+{
+  gboolean active;
+  guint id;
+  guint64 received;
+  guint64 bad;
+  GArray *arrivals;  /* Arrival */
+  GArray *latencies; /* gint64 ns */
+} SubPhase;
+
+static void reply (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static void
+reply (const char *format, ...)
+{
+  va_list args;
+  char *line;
+  gsize len, done = 0;
+
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  len = strlen (line);
+  while (done < len)
+    {
+      ssize_t n = write (STDOUT_FILENO, line + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        exit (1); /* the parent is gone */
+      done += (gsize) n;
+    }
+  g_free (line);
+}
+
+static int
+compare_gint64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static gint64
+percentile (GArray *sorted, double q)
+{
+  gsize index;
+
+  if (sorted->len == 0)
+    return -1;
+  index = (gsize) ceil (q * sorted->len);
+  index = index == 0 ? 0 : index - 1;
+  return g_array_index (sorted, gint64, MIN (index, sorted->len - 1));
+}
+
+static void
+phase_finish (SubPhase *phase, gint64 t_stop)
+{
+  guint64 by_stop = 0;
+  gint64 first = -1, last = -1;
+  guint i;
+
+  for (i = 0; i < phase->arrivals->len; i++)
+    {
+      const Arrival *arrival = &g_array_index (phase->arrivals, Arrival, i);
+
+      if (arrival->ns <= t_stop)
+        by_stop += arrival->n;
+      if (first < 0)
+        first = arrival->ns;
+      last = arrival->ns;
+    }
+  g_array_sort (phase->latencies, compare_gint64);
+  reply ("R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+         " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+         " %" G_GINT64_FORMAT "\n",
+         phase->id, phase->received, by_stop, first, last, phase->bad, phase->latencies->len,
+         percentile (phase->latencies, 0.50), percentile (phase->latencies, 0.99),
+         percentile (phase->latencies, 0.999),
+         phase->latencies->len > 0
+             ? g_array_index (phase->latencies, gint64, phase->latencies->len - 1)
+             : -1);
+  phase->active = FALSE;
+}
+
+static gboolean
+parse_int64 (const char *p, gsize len, gint64 *value)
+{
+  gint64 v = 0;
+  gsize i;
+
+  for (i = 0; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+    v = v * 10 + (p[i] - '0');
+  *value = v;
+  return i > 0;
+}
+
+static const msgpack_object *
+map_get (const msgpack_object *map, const char *key, gsize key_len)
+{
+  guint32 i;
+
+  for (i = 0; i < map->via.map.size; i++)
+    {
+      const msgpack_object *k = &map->via.map.ptr[i].key;
+
+      if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == key_len
+          && memcmp (k->via.str.ptr, key, key_len) == 0)
+        return &map->via.map.ptr[i].val;
+    }
+  return NULL;
+}
+
+/* One event's key says what it is. */
+static void
+handle_event (SubPhase *phase, const msgpack_object *event, gint64 now, guint *n_data)
+{
+  const msgpack_object *key;
+  const char *k;
+  gsize len;
+
+  if (event->type != MSGPACK_OBJECT_MAP
+      || (key = map_get (event, "object_key", strlen ("object_key"))) == NULL
+      || (key->type != MSGPACK_OBJECT_STR && key->type != MSGPACK_OBJECT_BIN))
+    {
+      /* cleared has no key; nothing here sends it. */
+      if (phase->active)
+        phase->bad++;
+      return;
+    }
+  k = key->type == MSGPACK_OBJECT_STR ? key->via.str.ptr : key->via.bin.ptr;
+  len = key->type == MSGPACK_OBJECT_STR ? key->via.str.size : key->via.bin.size;
+
+  if (len > strlen (MARKER_PREFIX) && memcmp (k, MARKER_PREFIX, strlen (MARKER_PREFIX)) == 0)
+    {
+      gint64 id, t_stop;
+      const char *slash;
+
+      if (len > strlen (PROBE_PREFIX) && memcmp (k, PROBE_PREFIX, strlen (PROBE_PREFIX)) == 0
+          && parse_int64 (k + strlen (PROBE_PREFIX), len - strlen (PROBE_PREFIX), &id))
+        reply ("P %" G_GINT64_FORMAT "\n", id);
+      else if (len > strlen (END_PREFIX) && memcmp (k, END_PREFIX, strlen (END_PREFIX)) == 0
+               && parse_int64 (k + strlen (END_PREFIX), len - strlen (END_PREFIX), &id)
+               && (slash = memchr (k + strlen (END_PREFIX), '/', len - strlen (END_PREFIX))) != NULL
+               && parse_int64 (slash + 1, (gsize) (k + len - slash - 1), &t_stop) && phase->active
+               && (guint) id == phase->id)
+        {
+          if (*n_data > 0)
+            {
+              Arrival arrival = { now, *n_data };
+
+              g_array_append_val (phase->arrivals, arrival);
+              *n_data = 0;
+            }
+          phase_finish (phase, t_stop);
+        }
+      return;
+    }
+
+  if (!phase->active)
+    return;
+  phase->received++;
+  (*n_data)++;
+  if (len > 2 && k[0] == 't' && k[1] == '=')
+    {
+      gint64 sent;
+
+      if (parse_int64 (k + 2, len - 2, &sent))
+        {
+          gint64 latency = now - sent;
+
+          g_array_append_val (phase->latencies, latency);
+        }
+    }
+}
+
+static void
+handle_payload (SubPhase *phase, msgpack_unpacked *unpacked, const char *data, gsize size)
+{
+  gint64 now = bench_now_ns ();
+  const msgpack_object *root;
+  const msgpack_object *events;
+  size_t offset = 0;
+  guint n_data = 0;
+  guint32 i;
+
+  if (msgpack_unpack_next (unpacked, data, size, &offset) != MSGPACK_UNPACK_SUCCESS
+      || (root = &unpacked->data)->type != MSGPACK_OBJECT_ARRAY || root->via.array.size != 3
+      || (events = &root->via.array.ptr[1])->type != MSGPACK_OBJECT_ARRAY)
+    {
+      if (phase->active)
+        phase->bad++;
+      return;
+    }
+  for (i = 0; i < events->via.array.size; i++)
+    handle_event (phase, &events->via.array.ptr[i], now, &n_data);
+  if (n_data > 0 && phase->active)
+    {
+      Arrival arrival = { now, n_data };
+
+      g_array_append_val (phase->arrivals, arrival);
+    }
+}
+
+/* Receives one three-frame message; FALSE when none is waiting. */
+static gboolean
+receive_one (void *socket, SubPhase *phase, msgpack_unpacked *unpacked)
+{
+  zmq_msg_t part;
+  guint parts = 0;
+  gboolean more = TRUE;
+  gboolean handled = FALSE;
+
+  while (more)
+    {
+      zmq_msg_init (&part);
+      if (zmq_msg_recv (&part, socket, parts == 0 ? ZMQ_DONTWAIT : 0) < 0)
+        {
+          zmq_msg_close (&part);
+          return FALSE;
+        }
+      parts++;
+      more = zmq_msg_more (&part);
+      if (parts == 3 && !more)
+        {
+          handle_payload (phase, unpacked, zmq_msg_data (&part), zmq_msg_size (&part));
+          handled = TRUE;
+        }
+      zmq_msg_close (&part);
+    }
+  if (!handled && phase->active)
+    phase->bad++;
+  return TRUE;
+}
+
+static void
+phase_start (SubPhase *phase, guint id)
+{
+  phase->active = TRUE;
+  phase->id = id;
+  phase->received = 0;
+  phase->bad = 0;
+  g_array_set_size (phase->arrivals, 0);
+  g_array_set_size (phase->latencies, 0);
+  reply ("A %u\n", id);
+}
+
+/* Returns FALSE when told to quit or the parent went away. */
+static gboolean
+read_commands (GString *input, SubPhase *phase)
+{
+  char chunk[256];
+  ssize_t n;
+  char *newline;
+
+  n = read (STDIN_FILENO, chunk, sizeof chunk);
+  if (n < 0 && errno == EINTR)
+    return TRUE;
+  if (n <= 0)
+    return FALSE;
+  g_string_append_len (input, chunk, n);
+  while ((newline = memchr (input->str, '\n', input->len)) != NULL)
+    {
+      gsize line_len = (gsize) (newline - input->str);
+      unsigned int id;
+
+      *newline = '\0';
+      if (input->str[0] == 'Q')
+        {
+          reply ("M %ld\n", bench_peak_rss_kib ());
+          return FALSE;
+        }
+      if (sscanf (input->str, "S %u", &id) == 1)
+        phase_start (phase, id);
+      g_string_erase (input, 0, (gssize) line_len + 1);
+    }
+  return TRUE;
+}
+
+int
+bench_subscriber_main (char **endpoints)
+{
+  void *context = zmq_ctx_new ();
+  void *socket = zmq_socket (context, ZMQ_SUB);
+  SubPhase phase = { 0 };
+  msgpack_unpacked unpacked;
+  GString *input = g_string_new (NULL);
+  int zero = 0;
+  gboolean running = TRUE;
+  guint i;
+
+  zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
+  zmq_setsockopt (socket, ZMQ_SUBSCRIBE, "", 0);
+  for (i = 0; endpoints[i] != NULL; i++)
+    if (zmq_connect (socket, endpoints[i]) != 0)
+      {
+        g_printerr (_("kvevents-bench: cannot connect to %s: %s\n"), endpoints[i],
+                    zmq_strerror (zmq_errno ()));
+        return 1;
+      }
+  phase.arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
+  phase.latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  msgpack_unpacked_init (&unpacked);
+
+  while (running)
+    {
+      zmq_pollitem_t items[2] = {
+        { socket, 0, ZMQ_POLLIN, 0 },
+        { NULL, STDIN_FILENO, ZMQ_POLLIN, 0 },
+      };
+
+      if (zmq_poll (items, 2, -1) < 0)
+        {
+          if (zmq_errno () == EINTR)
+            continue;
+          break;
+        }
+      if (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR))
+        running = read_commands (input, &phase);
+      if (items[0].revents & ZMQ_POLLIN)
+        for (i = 0; i < 1024 && receive_one (socket, &phase, &unpacked); i++)
+          ;
+    }
+
+  msgpack_unpacked_destroy (&unpacked);
+  g_array_unref (phase.arrivals);
+  g_array_unref (phase.latencies);
+  g_string_free (input, TRUE);
+  zmq_close (socket);
+  zmq_ctx_term (context);
+  return 0;
+}
+
+/* ===================================================================== */
+/* The parent: targets, the subscriber, phases                            */
+/* ===================================================================== */
+
+/* Something the subscriber listens to: the publisher, or the raw socket. */
+typedef struct
+{
+  KvevPublisher *publisher; /* NULL for the raw socket */
+  void *raw;
+  guint64 raw_sequence;
+  const KvevConfig *config; /* to encode the raw socket's markers */
+  char *endpoint;
+} Target;
+
+typedef struct
+{
+  GPid pid;
+  int to_child;
+  int from_child;
+  GString *buffer;
+} Sub;
+
+typedef struct
+{
+  guint64 offered;
+  gint64 t0;
+  gint64 t_stop;
+  guint64 received;
+  guint64 received_by_stop;
+  gint64 first_ns;
+  gint64 last_ns;
+  guint64 bad;
+  guint n_latencies;
+  gint64 p50;
+  gint64 p99;
+  gint64 p999;
+  gint64 max;
+  guint64 queue_dropped;
+} PhaseResult;
+
+typedef enum
+{
+  LOAD_FLAT_OUT,
+  LOAD_PACED,
+} LoadKind;
+
+typedef struct
+{
+  const BenchSettings *settings;
+  Sub *sub;
+  guint phase;
+  guint probe;
+  const char *keys;
+  /* The raw baseline's payload: BATCH_EVENTS events, pre-encoded. */
+  char *payload;
+  gsize payload_len;
+  /* The raw latency baseline's: one event whose key's digits are
+   * rewritten with the send time, one message per event. */
+  char *stamped;
+  gsize stamped_len;
+  gsize stamp_offset;
+} Net;
+
+static gboolean
+sub_send (Sub *sub, const char *line, GError **error)
+{
+  gsize len = strlen (line), done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = write (sub->to_child, line + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return bench_fail (error, _("The subscriber process went away"));
+      done += (gsize) n;
+    }
+  return TRUE;
+}
+
+/* The next line that starts with prefix, or NULL when timeout_ms passed
+ * (error unset) or the subscriber went away (error set). */
+static char *
+sub_expect (Sub *sub, const char *prefix, gint timeout_ms, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gsize prefix_len = strlen (prefix);
+
+  for (;;)
+    {
+      char *newline;
+      struct pollfd pfd = { sub->from_child, POLLIN, 0 };
+      gint64 left;
+      char chunk[4096];
+      ssize_t n;
+
+      while ((newline = memchr (sub->buffer->str, '\n', sub->buffer->len)) != NULL)
+        {
+          gsize len = (gsize) (newline - sub->buffer->str);
+          char *line = g_strndup (sub->buffer->str, len);
+
+          g_string_erase (sub->buffer, 0, (gssize) len + 1);
+          if (strncmp (line, prefix, prefix_len) == 0
+              && (line[prefix_len] == ' ' || line[prefix_len] == '\0'))
+            return line;
+          g_free (line);
+        }
+      left = (deadline - g_get_monotonic_time ()) / 1000;
+      if (left <= 0)
+        return NULL;
+      if (poll (&pfd, 1, (int) left) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          bench_fail (error, "poll: %s", g_strerror (errno));
+          return NULL;
+        }
+      if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      n = read (sub->from_child, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          bench_fail (error, _("The subscriber process went away"));
+          return NULL;
+        }
+      g_string_append_len (sub->buffer, chunk, n);
+    }
+}
+
+static Sub *
+sub_spawn (const BenchSettings *settings, const char *const *endpoints, GError **error)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  Sub *sub = g_new0 (Sub, 1);
+  guint i;
+
+  g_ptr_array_add (argv, settings->self);
+  for (i = 0; endpoints[i] != NULL; i++)
+    {
+      g_ptr_array_add (argv, (gpointer) "--subscriber");
+      g_ptr_array_add (argv, (gpointer) endpoints[i]);
+    }
+  g_ptr_array_add (argv, NULL);
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                                 NULL, &sub->pid, &sub->to_child, &sub->from_child, NULL, error))
+    {
+      g_free (sub);
+      return NULL;
+    }
+  sub->buffer = g_string_new (NULL);
+  return sub;
+}
+
+/* Returns the subscriber's peak RSS in KiB, as it reports it when told
+ * to quit (its rusage would include the image it was forked from). */
+static gint64
+sub_finish (Sub *sub)
+{
+  g_autofree char *line = NULL;
+  gint64 peak_kib = 0;
+  GError *ignored = NULL;
+  int status;
+
+  if (sub == NULL)
+    return 0;
+  if (sub_send (sub, "Q\n", &ignored))
+    line = sub_expect (sub, "M", 10000, &ignored);
+  g_clear_error (&ignored);
+  if (line != NULL)
+    peak_kib = g_ascii_strtoll (line + 1, NULL, 10);
+  close (sub->to_child);
+  close (sub->from_child);
+  while (waitpid (sub->pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  g_spawn_close_pid (sub->pid);
+  g_string_free (sub->buffer, TRUE);
+  g_free (sub);
+  return peak_kib;
+}
+
+/* One event with this key through the target, as the data goes. */
+static void
+target_marker (Target *target, const char *key)
+{
+  BenchEventSpec spec = { 0 };
+  BenchBatch *batch;
+  guint64 sequence_be;
+  char *payload;
+  gsize len;
+
+  if (target->publisher != NULL)
+    {
+      kvev_publish_stored (target->publisher, BENCH_TENANT, key, -1, NULL, KVEV_MEDIA_CPU);
+      return;
+    }
+  spec.type = BENCH_EVENT_STORED;
+  spec.medium = KVEV_MEDIA_CPU;
+  spec.event_id = 1;
+  spec.tenant = BENCH_TENANT;
+  spec.tenant_len = strlen (BENCH_TENANT);
+  spec.key = key;
+  spec.key_len = strlen (key);
+  batch = bench_batch_new (target->config, &spec, 1);
+  payload = bench_batch_encode (batch, g_get_real_time () / 1000, &len);
+  sequence_be = GUINT64_TO_BE (target->raw_sequence);
+  target->raw_sequence++;
+  zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_send (target->raw, payload, len, ZMQ_DONTWAIT);
+  free (payload);
+  bench_batch_free (batch);
+}
+
+/* Sends probes until one comes back: the subscriber is connected and
+ * subscribed. */
+static gboolean
+probe (Net *net, Target *target, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autofree char *key = g_strdup_printf (PROBE_PREFIX "%u", ++net->probe);
+      g_autofree char *prefix = g_strdup_printf ("P %u", net->probe);
+      g_autofree char *line = NULL;
+
+      target_marker (target, key);
+      line = sub_expect (net->sub, prefix, 20, error);
+      if (line != NULL)
+        return TRUE;
+      if (error != NULL && *error != NULL)
+        return FALSE;
+    }
+  return bench_fail (error, _("The subscriber never received from %s"), target->endpoint);
+}
+
+/* ---- producers ---------------------------------------------------------- */
+
+typedef struct
+{
+  Target *target;
+  const char *keys;
+  guint key_len;
+  guint index;
+  gint64 t_end;
+  guint64 calls;
+  gint64 stopped;
+} FlatOut;
+
+static gpointer
+flat_out_main (gpointer data)
+{
+  FlatOut *f = data;
+  KvevPublisher *publisher = f->target->publisher;
+  gsize key_len = f->key_len;
+  guint64 i = (guint64) f->index * (BENCH_KEY_RING / 2);
+  gint64 now;
+
+  do
+    {
+      guint j;
+
+      for (j = 0; j < 256; j++, i++)
+        kvev_publish_stored (publisher, BENCH_TENANT, f->keys + key_len * (i % BENCH_KEY_RING),
+                             (gssize) key_len, NULL, KVEV_MEDIA_CPU);
+      f->calls += 256;
+    }
+  while ((now = bench_now_ns ()) < f->t_end);
+  f->stopped = now;
+  return NULL;
+}
+
+static void
+produce_flat_out (Net *net, Target *target, guint producers, gint64 t_end, PhaseResult *r)
+{
+  FlatOut flat[2];
+  GThread *threads[2];
+  guint i;
+
+  r->offered = 0;
+  r->t_stop = 0;
+  for (i = 0; i < producers; i++)
+    {
+      flat[i] = (FlatOut){ target, net->keys, net->settings->key_len, i, t_end, 0, 0 };
+      threads[i] = g_thread_new ("bench-producer", flat_out_main, &flat[i]);
+    }
+  for (i = 0; i < producers; i++)
+    {
+      g_thread_join (threads[i]);
+      r->offered += flat[i].calls;
+      r->t_stop = MAX (r->t_stop, flat[i].stopped);
+    }
+}
+
+/* The baseline: the pre-encoded payload, no copy, as fast as ZeroMQ
+ * takes it. */
+static void
+produce_raw (Net *net, Target *target, gint64 t_end, PhaseResult *r)
+{
+  guint64 messages = 0;
+  gint64 now;
+
+  do
+    {
+      guint j;
+
+      for (j = 0; j < 8; j++)
+        {
+          guint64 sequence_be = GUINT64_TO_BE (target->raw_sequence);
+          zmq_msg_t message;
+
+          target->raw_sequence++;
+          zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+          zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+          zmq_msg_init_data (&message, net->payload, net->payload_len, NULL, NULL);
+          if (zmq_msg_send (&message, target->raw, ZMQ_DONTWAIT) < 0)
+            zmq_msg_close (&message);
+          messages++;
+        }
+    }
+  while ((now = bench_now_ns ()) < t_end);
+  r->offered = messages * BATCH_EVENTS;
+  r->t_stop = now;
+}
+
+#define STAMP_DIGITS 20
+
+/* "t=", 20 digits, "/", then padding: the key of a timed event. */
+static void
+format_stamped_key (char *key, guint key_len, gint64 stamp)
+{
+  char digits[STAMP_DIGITS + 1];
+
+  memset (key, 'x', key_len);
+  memcpy (key, "t=", 2);
+  g_snprintf (digits, sizeof digits, "%020" G_GINT64_FORMAT, stamp);
+  memcpy (key + 2, digits, STAMP_DIGITS);
+  key[2 + STAMP_DIGITS] = '/';
+}
+
+/* One timed event, as the phase's target sends it: through the
+ * publisher, or as a raw message of its own with the digits rewritten in
+ * the pre-encoded payload. */
+static void
+send_stamped (Net *net, Target *target, char *key, guint key_len)
+{
+  gint64 stamp = bench_now_ns ();
+  char digits[STAMP_DIGITS + 1];
+  guint64 sequence_be;
+
+  if (target->publisher != NULL)
+    {
+      g_snprintf (digits, sizeof digits, "%020" G_GINT64_FORMAT, stamp);
+      memcpy (key + 2, digits, STAMP_DIGITS);
+      kvev_publish_stored (target->publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
+      return;
+    }
+  g_snprintf (digits, sizeof digits, "%020" G_GINT64_FORMAT, stamp);
+  memcpy (net->stamped + net->stamp_offset + 2, digits, STAMP_DIGITS);
+  sequence_be = GUINT64_TO_BE (target->raw_sequence);
+  target->raw_sequence++;
+  zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_send (target->raw, net->stamped, net->stamped_len, ZMQ_DONTWAIT);
+}
+
+/* Events at a steady rate, each key carrying the time read just before
+ * it is handed over.  Sleeps whenever it is ahead, as a master does
+ * other work between calls. */
+static void
+produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult *r)
+{
+  guint key_len = MAX (net->settings->key_len, STAMP_DIGITS + 3);
+  g_autofree char *key = g_malloc (key_len);
+  double interval_ns = 1e9 / rate;
+  gint64 t0 = bench_now_ns ();
+  guint64 sent = 0;
+  gint64 now;
+
+  format_stamped_key (key, key_len, 0);
+  while ((now = bench_now_ns ()) < t_end)
+    {
+      guint64 due = (guint64) ((double) (now - t0) / interval_ns) + 1;
+      gint64 next;
+
+      for (; sent < due; sent++)
+        send_stamped (net, target, key, key_len);
+      next = t0 + (gint64) ((double) sent * interval_ns);
+      if (next - bench_now_ns () > 2000)
+        {
+          struct timespec ts = { (time_t) (MIN (next, t_end) / 1000000000),
+                                 (long) (MIN (next, t_end) % 1000000000) };
+
+          clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        }
+    }
+  r->offered = sent;
+  r->t_stop = now;
+}
+
+static gboolean
+run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate, guint duration_ms,
+           PhaseResult *r, GError **error)
+{
+  guint id = ++net->phase;
+  g_autofree char *start = g_strdup_printf ("S %u\n", id);
+  g_autofree char *ack = g_strdup_printf ("A %u", id);
+  g_autofree char *report = g_strdup_printf ("R %u", id);
+  g_autofree char *line = NULL;
+  g_autofree char *end_key = NULL;
+  guint64 dropped_before = 0;
+  gint64 deadline;
+  unsigned int got_id;
+
+  memset (r, 0, sizeof *r);
+  if (!sub_send (net->sub, start, error))
+    return FALSE;
+  line = sub_expect (net->sub, ack, REPLY_TIMEOUT_MS, error);
+  if (line == NULL)
+    return error != NULL && *error != NULL
+               ? FALSE
+               : bench_fail (error, _("The subscriber did not answer"));
+  g_clear_pointer (&line, g_free);
+
+  if (target->publisher != NULL)
+    dropped_before = kvev_publisher_stat (target->publisher, KVEV_STAT_DROPPED_EVENTS);
+  r->t0 = bench_now_ns ();
+  if (kind == LOAD_PACED)
+    produce_paced (net, target, rate, r->t0 + (gint64) duration_ms * 1000000, r);
+  else if (target->publisher == NULL)
+    produce_raw (net, target, r->t0 + (gint64) duration_ms * 1000000, r);
+  else
+    produce_flat_out (net, target, producers, r->t0 + (gint64) duration_ms * 1000000, r);
+
+  if (target->publisher != NULL)
+    {
+      if (!kvev_publisher_flush (target->publisher, REPLY_TIMEOUT_MS))
+        return bench_fail (error, _("The publisher did not drain its queue"));
+      r->queue_dropped
+          = kvev_publisher_stat (target->publisher, KVEV_STAT_DROPPED_EVENTS) - dropped_before;
+    }
+
+  /* Markers may meet a full socket too: repeat until the report. */
+  end_key = g_strdup_printf (END_PREFIX "%u/%" G_GINT64_FORMAT, id, r->t_stop);
+  deadline = g_get_monotonic_time () + (gint64) REPLY_TIMEOUT_MS * 1000;
+  while (line == NULL && g_get_monotonic_time () < deadline)
+    {
+      target_marker (target, end_key);
+      line = sub_expect (net->sub, report, 50, error);
+      if (line == NULL && error != NULL && *error != NULL)
+        return FALSE;
+    }
+  if (line == NULL)
+    return bench_fail (error, _("The subscriber did not report phase %u"), id);
+  if (sscanf (line,
+              "R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
+              " %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT
+              " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+              &got_id, &r->received, &r->received_by_stop, &r->first_ns, &r->last_ns, &r->bad,
+              &r->n_latencies, &r->p50, &r->p99, &r->p999, &r->max)
+      != 11)
+    return bench_fail (error, _("Unexpected report from the subscriber: %s"), line);
+  return TRUE;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static double
+events_per_second (const PhaseResult *r)
+{
+  return (double) r->received_by_stop * 1e9 / (double) MAX (r->t_stop - r->t0, 1);
+}
+
+static void
+add_e2e_result (BenchFigure *figure, const PhaseResult *r)
+{
+  double dropped = r->offered > r->received ? (double) (r->offered - r->received) : 0;
+
+  bench_figure_add (figure, events_per_second (r));
+  bench_figure_add_extra (figure, "offered_per_s",
+                          (double) r->offered * 1e9 / (double) MAX (r->t_stop - r->t0, 1));
+  bench_figure_add_extra (figure, "offered", (double) r->offered);
+  bench_figure_add_extra (figure, "received", (double) r->received);
+  bench_figure_add_extra (figure, "dropped", dropped);
+  bench_figure_add_extra (figure, "drop_fraction",
+                          r->offered > 0 ? dropped / (double) r->offered : 0);
+  bench_figure_add_extra (figure, "queue_dropped", (double) r->queue_dropped);
+  bench_figure_add_extra (figure, "bad_messages", (double) r->bad);
+}
+
+static char *
+e2e_note (const BenchFigure *figure)
+{
+  return g_strdup_printf (
+      _("offered %.2fM/s, %.0f%% dropped"),
+      bench_median (bench_figure_find_extra (figure, "offered_per_s")->values) / 1e6,
+      100 * bench_median (bench_figure_find_extra (figure, "drop_fraction")->values));
+}
+
+typedef struct
+{
+  Target kvev;
+  Target raw;
+  void *raw_context;
+  KvevConfig *config;
+} Transport;
+
+static void
+transport_close (Transport *t)
+{
+  g_clear_pointer (&t->kvev.publisher, kvev_publisher_free);
+  if (t->raw.raw != NULL)
+    zmq_close (t->raw.raw);
+  if (t->raw_context != NULL)
+    zmq_ctx_term (t->raw_context);
+  g_free (t->kvev.endpoint);
+  g_free (t->raw.endpoint);
+  g_clear_pointer (&t->config, kvev_config_free);
+  memset (t, 0, sizeof *t);
+}
+
+static gboolean
+transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, GError **error)
+{
+  g_autofree char *kvev_endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
+                                       : g_strdup_printf ("ipc://%s/e2e-kvev", settings->tmp_dir);
+  g_autofree char *raw_endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
+                                      : g_strdup_printf ("ipc://%s/e2e-raw", settings->tmp_dir);
+  g_autofree char *hwm_text = NULL;
+  char bound[1024];
+  size_t bound_len = sizeof bound;
+  int hwm, zero = 0;
+
+  memset (t, 0, sizeof *t);
+  t->config = bench_config_new (kvev_endpoint, QUEUE_CAPACITY, TRUE);
+  /* A smoke run has no time to drain the default high-water mark's worth
+   * of flooded messages after every phase. */
+  if (settings->smoke && !kvev_config_set (t->config, "kv_events_send_hwm", "64", error))
+    return FALSE;
+  t->kvev.publisher = kvev_publisher_new (t->config, error);
+  if (t->kvev.publisher == NULL)
+    return FALSE;
+  t->kvev.endpoint = g_strdup (kvev_publisher_get_endpoint (t->kvev.publisher));
+
+  /* The baseline socket is set up as the publisher sets up its own. */
+  hwm_text = kvev_config_get (t->config, "kv_events_send_hwm");
+  hwm = (int) g_ascii_strtoll (hwm_text, NULL, 10);
+  t->raw_context = zmq_ctx_new ();
+  t->raw.raw = zmq_socket (t->raw_context, ZMQ_PUB);
+  t->raw.config = t->config;
+  if (t->raw.raw == NULL || zmq_setsockopt (t->raw.raw, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0
+      || zmq_setsockopt (t->raw.raw, ZMQ_LINGER, &zero, sizeof zero) != 0
+      || zmq_bind (t->raw.raw, raw_endpoint) != 0
+      || zmq_getsockopt (t->raw.raw, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
+    return bench_fail (error, _("Cannot set up the raw ZeroMQ socket on %s: %s"), raw_endpoint,
+                       zmq_strerror (zmq_errno ()));
+  t->raw.endpoint = g_strndup (bound, bound_len);
+  return TRUE;
+}
+
+/* The raw baselines' payloads: a batch as the publisher would send it,
+ * and one timed event. */
+static void
+make_payloads (Net *net, const KvevConfig *config)
+{
+  BenchEventSpec specs[BATCH_EVENTS];
+  guint key_len = MAX (net->settings->key_len, STAMP_DIGITS + 3);
+  g_autofree char *key = g_malloc (key_len);
+  BenchBatch *batch;
+  const char *found;
+  guint i;
+
+  memset (specs, 0, sizeof specs);
+  for (i = 0; i < BATCH_EVENTS; i++)
+    {
+      specs[i].type = BENCH_EVENT_STORED;
+      specs[i].medium = KVEV_MEDIA_CPU;
+      specs[i].event_id = 1000000 + i;
+      specs[i].tenant = BENCH_TENANT;
+      specs[i].tenant_len = strlen (BENCH_TENANT);
+      specs[i].key = net->keys + (gsize) net->settings->key_len * i;
+      specs[i].key_len = net->settings->key_len;
+    }
+  batch = bench_batch_new (config, specs, BATCH_EVENTS);
+  net->payload = bench_batch_encode (batch, g_get_real_time () / 1000, &net->payload_len);
+  bench_batch_free (batch);
+
+  format_stamped_key (key, key_len, 0);
+  specs[0].key = key;
+  specs[0].key_len = key_len;
+  batch = bench_batch_new (config, specs, 1);
+  net->stamped = bench_batch_encode (batch, g_get_real_time () / 1000, &net->stamped_len);
+  bench_batch_free (batch);
+  for (found = net->stamped; found + key_len <= net->stamped + net->stamped_len; found++)
+    if (memcmp (found, key, key_len) == 0)
+      break;
+  g_assert (found + key_len <= net->stamped + net->stamped_len);
+  net->stamp_offset = (gsize) (found - net->stamped);
+}
+
+/* How late this machine wakes a thread that slept 100 us: the floor
+ * under every latency figure, where each event crosses four threads. */
+static void
+measure_wake_lateness (BenchSection *section, guint n)
+{
+  g_autoptr (GArray) late = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      gint64 due = bench_now_ns () + 100000;
+      struct timespec ts = { (time_t) (due / 1000000000), (long) (due % 1000000000) };
+      gint64 lateness;
+
+      clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+      lateness = bench_now_ns () - due;
+      g_array_append_val (late, lateness);
+    }
+  g_array_sort (late, compare_gint64);
+  bench_section_set_info (section, "wake_lateness_p50_us", percentile (late, 0.50) / 1e3);
+  bench_section_set_info (section, "wake_lateness_p99_us", percentile (late, 0.99) / 1e3);
+}
+
+static const guint loads[] = { 10, 50, 90 };
+static const char *const quantile_names[] = { "p50", "p99", "p999" };
+
+/* The quantiles of a paced phase into figures[0..2], with its counts on
+ * the p99 figure and the maximum on the p999 one. */
+static void
+add_latency_result (BenchFigure **figures, const PhaseResult *r)
+{
+  double dropped = r->offered > r->received ? (double) (r->offered - r->received) : 0;
+
+  bench_figure_add (figures[0], r->p50 / 1e3);
+  bench_figure_add (figures[1], r->p99 / 1e3);
+  bench_figure_add (figures[2], r->p999 / 1e3);
+  bench_figure_add_extra (figures[1], "offered", (double) r->offered);
+  bench_figure_add_extra (figures[1], "offered_per_s",
+                          (double) r->offered * 1e9 / (double) MAX (r->t_stop - r->t0, 1));
+  bench_figure_add_extra (figures[1], "received", (double) r->received);
+  bench_figure_add_extra (figures[1], "dropped", dropped);
+  bench_figure_add_extra (figures[1], "queue_dropped", (double) r->queue_dropped);
+  bench_figure_add_extra (figures[2], "max_us", r->max / 1e3);
+}
+
+static void
+note_latency (BenchFigure **figures)
+{
+  const GArray *offered_per_s = bench_figure_find_extra (figures[1], "offered_per_s")->values;
+  const GArray *offered = bench_figure_find_extra (figures[1], "offered")->values;
+  const GArray *dropped = bench_figure_find_extra (figures[1], "dropped")->values;
+  const GArray *max_us = bench_figure_find_extra (figures[2], "max_us")->values;
+
+  bench_figure_set_note (figures[1],
+                         g_strdup_printf (_("%.3fM events/s offered; %.0f of %.0f dropped"),
+                                          bench_median (offered_per_s) / 1e6, bench_sum (dropped),
+                                          bench_sum (offered)));
+  bench_figure_set_note (figures[2], g_strdup_printf (_("max %.0f us"), bench_max (max_us)));
+}
+
+gboolean
+bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gboolean latency,
+           GError **error)
+{
+  g_autofree char *keys = bench_make_keys (settings->key_len, BENCH_KEY_RING);
+  BenchSection *e2e_section = NULL;
+  BenchSection *lat_section = NULL;
+  BenchFigure *lat_figures[G_N_ELEMENTS (loads)][3];
+  BenchFigure *lat_raw[G_N_ELEMENTS (loads)][3];
+  Net net = { 0 };
+  guint e2e_ms = settings->duration_ms * 3;
+  gboolean ok = TRUE;
+  guint tr;
+
+  signal (SIGPIPE, SIG_IGN);
+  net.settings = settings;
+  net.keys = keys;
+
+  if (e2e)
+    e2e_section = bench_report_add_section (
+        report, "e2e",
+        _("End to end: events/s received and decoded by a subscriber in another "
+          "process (higher is better)"));
+  if (latency)
+    {
+      guint l;
+
+      lat_section = bench_report_add_section (
+          report, "latency",
+          _("Latency over TCP: publish call to the subscriber's receipt, microseconds, paced "
+            "producer at a share of the measured capacity (lower is better)"));
+      for (l = 0; l < G_N_ELEMENTS (loads); l++)
+        {
+          guint q;
+
+          for (q = 0; q < 3; q++)
+            {
+              g_autofree char *raw_id
+                  = g_strdup_printf ("tcp.load%u.raw.%s_us", loads[l], quantile_names[q]);
+              g_autofree char *id
+                  = g_strdup_printf ("tcp.load%u.%s_us", loads[l], quantile_names[q]);
+              /* TRANSLATORS: p50/p99/p999, then a percentage of capacity. */
+              g_autofree char *raw_label
+                  = g_strdup_printf (_("%s at %u%% of capacity, raw ZeroMQ, one event a message"),
+                                     quantile_names[q], loads[l]);
+              g_autofree char *label = g_strdup_printf (
+                  _("%s at %u%% of capacity, kvev_publish_stored"), quantile_names[q], loads[l]);
+
+              lat_raw[l][q] = bench_section_add_figure (lat_section, raw_id, raw_label, "us", NULL);
+              lat_figures[l][q]
+                  = bench_section_add_figure (lat_section, id, label, "us", lat_raw[l][q]);
+            }
+        }
+    }
+
+  for (tr = 0; ok && tr < 2; tr++)
+    {
+      gboolean tcp = tr == 1;
+      const char *tname = tcp ? "tcp" : "ipc";
+      Transport t;
+      const char *endpoints[3];
+      BenchFigure *raw_figure = NULL, *p1 = NULL, *p2 = NULL;
+      gint64 peak_kib;
+      guint run;
+
+      if (!e2e && !tcp)
+        continue;
+      if (!transport_open (&t, settings, tcp, error))
+        {
+          transport_close (&t);
+          ok = FALSE;
+          break;
+        }
+      make_payloads (&net, t.config);
+      endpoints[0] = t.kvev.endpoint;
+      endpoints[1] = t.raw.endpoint;
+      endpoints[2] = NULL;
+      net.sub = sub_spawn (settings, endpoints, error);
+      ok = net.sub != NULL && probe (&net, &t.kvev, error) && probe (&net, &t.raw, error);
+
+      if (ok && e2e)
+        {
+          g_autofree char *raw_id = g_strdup_printf ("%s.raw", tname);
+          g_autofree char *p1_id = g_strdup_printf ("%s.kvev.p1", tname);
+          g_autofree char *p2_id = g_strdup_printf ("%s.kvev.p2", tname);
+          g_autofree char *raw_label = g_strdup_printf (
+              _("%s: raw ZeroMQ, pre-encoded %u-event payloads of %" G_GSIZE_FORMAT " bytes"),
+              tname, BATCH_EVENTS, net.payload_len);
+          g_autofree char *p1_label
+              = g_strdup_printf (_("%s: kvev_publish_stored, 1 producer"), tname);
+          g_autofree char *p2_label
+              = g_strdup_printf (_("%s: kvev_publish_stored, 2 producers"), tname);
+
+          raw_figure = bench_section_add_figure (e2e_section, raw_id, raw_label, "events/s", NULL);
+          p1 = bench_section_add_figure (e2e_section, p1_id, p1_label, "events/s", raw_figure);
+          p2 = bench_section_add_figure (e2e_section, p2_id, p2_label, "events/s", raw_figure);
+          for (run = 0; ok && run < settings->runs; run++)
+            {
+              PhaseResult r;
+
+              bench_progress (settings, _("end to end over %s, run %u of %u"), tname, run + 1,
+                              settings->runs);
+              ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
+              if (ok)
+                add_e2e_result (raw_figure, &r);
+              ok = ok && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
+              if (ok)
+                add_e2e_result (p1, &r);
+              ok = ok && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error);
+              if (ok)
+                add_e2e_result (p2, &r);
+            }
+          if (ok)
+            {
+              bench_figure_set_note (raw_figure, e2e_note (raw_figure));
+              bench_figure_set_note (p1, e2e_note (p1));
+              bench_figure_set_note (p2, e2e_note (p2));
+            }
+        }
+
+      if (ok && latency && tcp)
+        {
+          double capacity = p1 != NULL ? bench_median (p1->values) : NAN;
+          guint l;
+
+          /* Without the end-to-end figures, measure the capacity once. */
+          if (isnan (capacity))
+            {
+              PhaseResult r;
+
+              bench_progress (settings, _("latency: measuring the capacity"));
+              ok = run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
+              capacity = events_per_second (&r);
+            }
+          if (ok)
+            {
+              bench_section_set_info (lat_section, "capacity_events_per_s", capacity);
+              measure_wake_lateness (lat_section, settings->smoke ? 100 : 2000);
+            }
+          for (l = 0; ok && l < G_N_ELEMENTS (loads); l++)
+            {
+              double rate = capacity * loads[l] / 100.0;
+
+              bench_section_set_info (lat_section,
+                                      loads[l] == 10   ? "rate_load10"
+                                      : loads[l] == 50 ? "rate_load50"
+                                                       : "rate_load90",
+                                      rate);
+              for (run = 0; ok && run < settings->runs; run++)
+                {
+                  PhaseResult r;
+
+                  bench_progress (settings, _("latency at %u%% of capacity, run %u of %u"),
+                                  loads[l], run + 1, settings->runs);
+                  ok = run_phase (&net, &t.raw, LOAD_PACED, 1, rate, e2e_ms, &r, error);
+                  if (ok)
+                    add_latency_result (lat_raw[l], &r);
+                  ok = ok && run_phase (&net, &t.kvev, LOAD_PACED, 1, rate, e2e_ms, &r, error);
+                  if (ok)
+                    add_latency_result (lat_figures[l], &r);
+                }
+              if (ok)
+                {
+                  note_latency (lat_raw[l]);
+                  note_latency (lat_figures[l]);
+                }
+            }
+        }
+
+      peak_kib = sub_finish (net.sub);
+      report->subscriber_peak_rss_kib = MAX (report->subscriber_peak_rss_kib, peak_kib);
+      net.sub = NULL;
+      transport_close (&t);
+      g_clear_pointer (&net.payload, free);
+      g_clear_pointer (&net.stamped, free);
+    }
+  return ok;
+}
