@@ -138,8 +138,8 @@ churn (gpointer data)
   while (!g_atomic_int_get (&churner->stop))
     {
       TestSub *sub = test_sub_new (churner->endpoint);
-      g_autoptr (TestMessage) message = test_sub_recv (sub, 5);
 
+      test_message_free (test_sub_recv (sub, 5));
       test_sub_free (sub);
       churner->connections++;
     }
@@ -267,7 +267,6 @@ test_free_with_stuck_subscriber (void)
   g_autofree char *endpoint = test_ipc_endpoint ("stuck");
   g_autoptr (KvevConfig) config = test_config_new (endpoint);
   g_autoptr (GError) error = NULL;
-  g_autoptr (TestMessage) first = NULL;
   KvevPublisher *publisher;
   void *context, *socket;
   int hwm = 10;

@@ -366,7 +366,7 @@ bench_encode (BenchReport *report, const BenchSettings *settings, GError **error
           else
             bench_figure_set_note (
                 figures[t][l][b],
-                g_strdup_printf (_("same %" G_GSIZE_FORMAT " bytes"), payload_len));
+                g_strdup_printf (_("same %zu bytes"), (size_t) payload_len));
           bench_figure_add_extra (figures[t][l][b], "payload_bytes", (double) payload_len);
           base_iterations[t][l][b] = calibrate (run_baseline, c, duration_ms);
           kvev_iterations[t][l][b] = calibrate (run_kvev, c, duration_ms);

@@ -14,6 +14,7 @@
 
 #include "bench.h"
 
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -157,8 +158,8 @@ run_child (const BenchSettings *settings, const char *kind, guint n_events, Chil
       != 6)
     return bench_fail (error, _("Unexpected output from the memory child: %s"), out);
   if (depth != n_events)
-    return bench_fail (error, _("The memory child queued %" G_GUINT64_FORMAT " events of %u"),
-                       depth, n_events);
+    return bench_fail (error, _("The memory child queued %" PRIu64 " events of %u"),
+                       (uint64_t) depth, n_events);
   result->rss_per_event = rss_before < 0 ? NAN : (double) (rss_after - rss_before) / n_events;
   result->heap_per_event = heap_before < 0 ? NAN : (double) (heap_after - heap_before) / n_events;
   result->peak_kib = (double) peak;

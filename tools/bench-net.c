@@ -1143,8 +1143,8 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
           g_autofree char *p1_id = g_strdup_printf ("%s.kvev.p1", tname);
           g_autofree char *p2_id = g_strdup_printf ("%s.kvev.p2", tname);
           g_autofree char *raw_label = g_strdup_printf (
-              _("%s: raw ZeroMQ, pre-encoded %u-event payloads of %" G_GSIZE_FORMAT " bytes"),
-              tname, BATCH_EVENTS, net.payload_len);
+              _("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes"),
+              tname, BATCH_EVENTS, (size_t) net.payload_len);
           g_autofree char *p1_label
               = g_strdup_printf (_("%s: kvev_publish_stored, 1 producer"), tname);
           g_autofree char *p2_label

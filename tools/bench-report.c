@@ -7,6 +7,7 @@
 
 #include "bench.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -520,7 +521,7 @@ bench_report_print_table (const BenchReport *report)
   printf ("\n");
   printf (_("Peak RSS: this process %ld KiB"), bench_peak_rss_kib ());
   if (report->subscriber_peak_rss_kib > 0)
-    printf (_(", subscriber %" G_GINT64_FORMAT " KiB"), report->subscriber_peak_rss_kib);
+    printf (_(", subscriber %" PRId64 " KiB"), (int64_t) report->subscriber_peak_rss_kib);
   printf (_("; %.1f s in all; load average at the end %.2f.\n"),
           (bench_now_ns () - report->started_ns) / 1e9, bench_load_average ());
 }

@@ -213,6 +213,7 @@ add_targets (BenchReport *report)
       if (figure != NULL && bench_figure_find_extra (figure, "dropped") != NULL)
         drops = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
       bench_report_add_target (report, "latency.load50.drops",
+                               /* xgettext:no-c-format */
                                _("Drops at 50% of capacity, every run"), drops, BENCH_AT_MOST, 0,
                                _("events"), _("sum over the runs, subscriber's count"));
       basis = g_strdup_printf (
@@ -222,7 +223,9 @@ add_targets (BenchReport *report)
           bench_section_get_info (bench_report_find_section (report, "latency"),
                                   "wake_lateness_p99_us"));
       bench_report_add_target (
-          report, "latency.load50.p99", _("p99 publish-to-receipt at 50% of capacity"),
+          report, "latency.load50.p99",
+          /* xgettext:no-c-format */
+          _("p99 publish-to-receipt at 50% of capacity"),
           value_of (report, "latency", "tcp.load50.p99_us"), BENCH_AT_MOST, 1000, "us", basis);
       g_free (basis);
     }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
@@ -25,6 +26,10 @@
 
 #include "decode.h"
 #include "kvtool.h"
+
+/* A CURVE key: 32 bytes, written as 40 Z85 characters. */
+#define CURVE_KEY_BYTES 32
+#define CURVE_KEY_Z85_LEN 40
 
 typedef struct
 {
@@ -50,6 +55,7 @@ typedef struct
   void *monitor;
   gboolean ever_connected;
   guint connections;
+  guint16 handshake_failure; /* the one reported since a handshake last succeeded, or 0 */
   gboolean have_sequence;
   guint64 last_sequence;
   gboolean have_event_id;
@@ -69,6 +75,12 @@ typedef struct
   gboolean until_disconnect;
   gint rcvhwm;
   char *summary_json;
+
+  /* CURVE, with the keys in binary, when --curve-server-key is given. */
+  gboolean curve;
+  guint8 curve_server_key[CURVE_KEY_BYTES];
+  guint8 curve_public_key[CURVE_KEY_BYTES];
+  guint8 curve_secret_key[CURVE_KEY_BYTES];
 
   /* Progress. */
   Summary summary;
@@ -313,6 +325,23 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
   if (!set_option (source->socket, ZMQ_RCVHWM, sub->rcvhwm, "ZMQ_RCVHWM", error)
       || !set_option (source->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
     return FALSE;
+  /* The server key makes the socket a CURVE client; like every option
+   * that shapes the handshake, it is set before connecting. */
+  if (sub->curve
+      && (zmq_setsockopt (source->socket, ZMQ_CURVE_SERVERKEY, sub->curve_server_key,
+                          CURVE_KEY_BYTES)
+              != 0
+          || zmq_setsockopt (source->socket, ZMQ_CURVE_PUBLICKEY, sub->curve_public_key,
+                             CURVE_KEY_BYTES)
+                 != 0
+          || zmq_setsockopt (source->socket, ZMQ_CURVE_SECRETKEY, sub->curve_secret_key,
+                             CURVE_KEY_BYTES)
+                 != 0))
+    {
+      g_set_error (error, KVT_ERROR, 0, _ ("Cannot set the CURVE keys: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
 
   if (sub->topics == NULL)
     zmq_setsockopt (source->socket, ZMQ_SUBSCRIBE, "", 0);
@@ -321,13 +350,18 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
       zmq_setsockopt (source->socket, ZMQ_SUBSCRIBE, *topic, strlen (*topic));
 
   /* --until-disconnect watches the connection through a monitor: the
-   * publisher closing is the one end of stream a SUB socket can see. */
-  if (sub->until_disconnect)
+   * publisher closing is the one end of stream a SUB socket can see.  With
+   * CURVE the monitor also tells a refused handshake, which would
+   * otherwise look like a publisher with nothing to say. */
+  if (sub->until_disconnect || sub->curve)
     {
       g_autofree char *address = g_strdup_printf ("inproc://kvevents-sub-monitor-%u", index);
+      int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED;
 
-      if (zmq_socket_monitor (source->socket, address, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED)
-              != 0
+      if (sub->curve)
+        events |= ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                  | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+      if (zmq_socket_monitor (source->socket, address, events) != 0
           || (source->monitor = zmq_socket (context, ZMQ_PAIR)) == NULL
           || zmq_connect (source->monitor, address) != 0)
         {
@@ -393,13 +427,45 @@ receive_one (Sub *sub, Source *source)
   return TRUE;
 }
 
+/* A failed CURVE handshake, once until one succeeds: ZeroMQ retries
+ * every tenth of a second.  A connection lost in the handshake (a
+ * publisher that is closing, or one that could not read the hello made
+ * for another server key) is superseded by what the publisher said. */
 static void
-read_monitor (Source *source)
+report_handshake_failure (Sub *sub, Source *source, guint16 code, guint32 value)
 {
+  if (source->handshake_failure == code
+      || (source->handshake_failure != 0
+          && source->handshake_failure != ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL))
+    return;
+  source->handshake_failure = code;
+  if (code == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+    report (sub, source,
+            _ ("the publisher refused this subscriber's CURVE key (status %u): is its public key "
+               "in the publisher's allowed-clients file?"),
+            (unsigned) value);
+  else if (code == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+    report (sub, source,
+            _ ("the CURVE handshake failed (protocol error 0x%x): does the publisher use CURVE?"),
+            (unsigned) value);
+  else
+    report (sub, source,
+            _ ("the connection was lost in the CURVE handshake: is --curve-server-key the "
+               "publisher's public key?"));
+}
+
+static void
+read_monitor (Sub *sub, Source *source)
+{
+  /* With CURVE a connection counts once its handshake succeeded: a
+   * refused one is connected and disconnected too. */
+  guint16 up = sub->curve ? ZMQ_EVENT_HANDSHAKE_SUCCEEDED : ZMQ_EVENT_CONNECTED;
+
   for (;;)
     {
       zmq_msg_t event, address;
       guint16 code = 0;
+      guint32 value = 0;
 
       zmq_msg_init (&event);
       if (zmq_msg_recv (&event, source->monitor, ZMQ_DONTWAIT) < 0)
@@ -409,8 +475,11 @@ read_monitor (Source *source)
         }
       /* Frame 1: a 16-bit event in host order, then a 32-bit value;
        * frame 2: the endpoint. */
-      if (zmq_msg_size (&event) >= sizeof code)
-        memcpy (&code, zmq_msg_data (&event), sizeof code);
+      if (zmq_msg_size (&event) >= sizeof code + sizeof value)
+        {
+          memcpy (&code, zmq_msg_data (&event), sizeof code);
+          memcpy (&value, (const char *) zmq_msg_data (&event) + sizeof code, sizeof value);
+        }
       if (zmq_msg_more (&event))
         {
           zmq_msg_init (&address);
@@ -419,13 +488,18 @@ read_monitor (Source *source)
         }
       zmq_msg_close (&event);
 
-      if (code == ZMQ_EVENT_CONNECTED)
+      if (code == up)
         {
           source->ever_connected = TRUE;
           source->connections++;
+          source->handshake_failure = 0;
         }
       else if (code == ZMQ_EVENT_DISCONNECTED && source->connections > 0)
         source->connections--;
+      else if (code == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+               || code == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+               || code == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        report_handshake_failure (sub, source, code, value);
     }
 }
 
@@ -528,7 +602,7 @@ run (Sub *sub, GError **error)
           if (taken > 0 && sub->timeout_ms > 0)
             deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
           if (items[2 * i + 1].revents & ZMQ_POLLIN)
-            read_monitor (source);
+            read_monitor (sub, source);
         }
       fflush (stdout);
     }
@@ -536,6 +610,113 @@ run (Sub *sub, GError **error)
   for (i = 0; i < sub->sources->len; i++)
     source_close (g_ptr_array_index (sub->sources, i));
   zmq_ctx_term (context);
+  return ok;
+}
+
+/* Clears a secret in a way the compiler does not drop as a dead store. */
+static void
+wipe (void *data, gsize len)
+{
+  volatile guint8 *bytes = data;
+
+  while (len-- > 0)
+    *bytes++ = 0;
+}
+
+/* Decodes a key of exactly 40 Z85 characters. */
+static gboolean
+decode_key (const char *text, guint8 key[CURVE_KEY_BYTES])
+{
+  return strlen (text) == CURVE_KEY_Z85_LEN && zmq_z85_decode (key, text) != NULL;
+}
+
+/* Reads the subscriber's secret key from path, as kvevents-keygen writes
+ * it, into z85 (CURVE_KEY_Z85_LEN + 1 bytes) and key. */
+static gboolean
+read_secret_key (const Sub *sub, const char *path, char *z85, guint8 key[CURVE_KEY_BYTES],
+                 GError **error)
+{
+  char *contents = NULL;
+  gsize length = 0;
+  gboolean ok;
+  GStatBuf st;
+
+  if (!g_file_get_contents (path, &contents, &length, error))
+    {
+      g_prefix_error (error, "--curve-secret-key-file: ");
+      return FALSE;
+    }
+  /* The publisher refuses such a file; a subscriber's key is as much a
+   * secret, but the file is already read: a warning is enough. */
+  if (!sub->quiet && g_stat (path, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+    g_printerr (_ ("%s: warning: --curve-secret-key-file \"%s\" is accessible by group or others "
+                   "(mode %04o); it holds a secret key: chmod 600 it\n"),
+                g_get_prgname (), path, (unsigned) (st.st_mode & 07777));
+
+  g_strstrip (contents);
+  ok = decode_key (contents, key);
+  if (ok)
+    memcpy (z85, contents, CURVE_KEY_Z85_LEN + 1);
+  else
+    g_set_error (error, KVT_ERROR, 0,
+                 _ ("--curve-secret-key-file \"%s\" does not hold a Z85 secret key "
+                    "(40 characters)"),
+                 path);
+  wipe (contents, length);
+  g_free (contents);
+  return ok;
+}
+
+/* Checks and decodes the CURVE options into sub: the server's public
+ * key, this subscriber's secret key from its file, and its public key,
+ * given or derived from the secret one. */
+static gboolean
+load_curve_keys (Sub *sub, const char *server_key, const char *secret_key_file,
+                 const char *public_key, GError **error)
+{
+  g_autofree char *server = g_strstrip (g_strdup (server_key));
+  char secret_z85[CURVE_KEY_Z85_LEN + 1] = "";
+  char derived_z85[CURVE_KEY_Z85_LEN + 1] = "";
+  gboolean ok = FALSE;
+
+  if (!decode_key (server, sub->curve_server_key))
+    {
+      g_autofree char *shown = g_strescape (server, NULL);
+
+      g_set_error (error, KVT_ERROR, 0,
+                   _ ("--curve-server-key \"%s\" is not a Z85 public key (40 characters)"), shown);
+      return FALSE;
+    }
+  if (!read_secret_key (sub, secret_key_file, secret_z85, sub->curve_secret_key, error))
+    return FALSE;
+
+  if (zmq_curve_public (derived_z85, secret_z85) != 0)
+    g_set_error (error, KVT_ERROR, 0, _ ("Cannot derive the public key: %s"),
+                 zmq_strerror (zmq_errno ()));
+  else if (public_key == NULL)
+    ok = decode_key (derived_z85, sub->curve_public_key);
+  else
+    {
+      g_autofree char *given = g_strstrip (g_strdup (public_key));
+
+      if (!decode_key (given, sub->curve_public_key))
+        {
+          g_autofree char *shown = g_strescape (given, NULL);
+
+          g_set_error (error, KVT_ERROR, 0,
+                       _ ("--curve-public-key \"%s\" is not a Z85 public key (40 characters)"),
+                       shown);
+        }
+      else if (strcmp (given, derived_z85) != 0)
+        g_set_error (error, KVT_ERROR, 0,
+                     _ ("--curve-public-key is not the public key of the secret key in \"%s\""),
+                     secret_key_file);
+      else
+        ok = TRUE;
+    }
+  wipe (secret_z85, sizeof secret_z85);
+  if (!ok)
+    wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
   return ok;
 }
 
@@ -553,6 +734,19 @@ run (Sub *sub, GError **error)
 
 #endif /* HAVE_ZMQ */
 
+/* What main () leaves when it returns, early or not. */
+static void
+sub_clear (Sub *sub)
+{
+  g_strfreev (sub->endpoints);
+  g_strfreev (sub->topics);
+  g_free (sub->summary_json);
+#ifdef HAVE_ZMQ
+  wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
+#endif
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Sub, sub_clear)
+
 static void
 source_free (gpointer data)
 {
@@ -565,8 +759,11 @@ source_free (gpointer data)
 int
 main (int argc, char **argv)
 {
-  Sub sub = { 0 };
+  g_auto (Sub) sub = { 0 };
   g_autofree char *format = NULL;
+  g_autofree char *curve_server_key = NULL;
+  g_autofree char *curve_secret_key_file = NULL;
+  g_autofree char *curve_public_key = NULL;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) sources = g_ptr_array_new_with_free_func (source_free);
@@ -598,6 +795,15 @@ main (int argc, char **argv)
       N_ ("N") },
     { "summary-json", 0, 0, G_OPTION_ARG_FILENAME, &sub.summary_json,
       N_ ("Also write the summary as JSON to FILE"), N_ ("FILE") },
+    { "curve-server-key", 0, 0, G_OPTION_ARG_STRING, &curve_server_key,
+      N_ ("Subscribe with CURVE to publishers whose public key is KEY (40 Z85 characters)"),
+      N_ ("KEY") },
+    { "curve-secret-key-file", 0, 0, G_OPTION_ARG_FILENAME, &curve_secret_key_file,
+      N_ ("Read this subscriber's CURVE secret key from FILE, as kvevents-keygen writes it"),
+      N_ ("FILE") },
+    { "curve-public-key", 0, 0, G_OPTION_ARG_STRING, &curve_public_key,
+      N_ ("This subscriber's CURVE public key (default: derived from the secret key)"),
+      N_ ("KEY") },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, N_ ("Print the version and exit"), NULL },
     { NULL },
   };
@@ -655,6 +861,39 @@ main (int argc, char **argv)
                   g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
+  if ((curve_server_key == NULL) != (curve_secret_key_file == NULL))
+    {
+      g_printerr (_ ("%s: --curve-server-key and --curve-secret-key-file go together: give both "
+                     "or neither\n"),
+                  g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (curve_public_key != NULL && curve_server_key == NULL)
+    {
+      g_printerr (_ ("%s: --curve-public-key needs --curve-server-key and "
+                     "--curve-secret-key-file\n"),
+                  g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (curve_server_key != NULL)
+    {
+#ifdef HAVE_ZMQ
+      if (!zmq_has ("curve"))
+        {
+          g_printerr (_ ("%s: this ZeroMQ library was built without CURVE support\n"),
+                      g_get_prgname ());
+          return KVT_EXIT_FAILURE;
+        }
+      if (!load_curve_keys (&sub, curve_server_key, curve_secret_key_file, curve_public_key,
+                            &error))
+        {
+          g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+          return KVT_EXIT_USAGE;
+        }
+#endif
+      /* Without ZeroMQ, run () says it cannot subscribe at all. */
+      sub.curve = TRUE;
+    }
 
   for (char **endpoint = sub.endpoints; *endpoint != NULL; endpoint++)
     {
@@ -687,8 +926,5 @@ main (int argc, char **argv)
   if (sub.strict && problems (&sub.summary) > 0 && status == KVT_EXIT_OK)
     status = KVT_EXIT_FAILURE;
 
-  g_strfreev (sub.endpoints);
-  g_strfreev (sub.topics);
-  g_free (sub.summary_json);
   return status;
 }

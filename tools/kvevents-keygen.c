@@ -1,0 +1,287 @@
+/* kvevents-keygen: make a CURVE key pair for a publisher or a subscriber.
+ *
+ * PREFIX.key gets the Z85 secret key, readable by its owner only, the way
+ * kv_events_curve_secret_key_file and kvevents-sub --curve-secret-key-file
+ * want it; PREFIX.pub the public key, for the other side: the server key
+ * of the subscribers, or a line of the publisher's allowed-clients file.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <zmq.h>
+
+#include <kvevents/kvevents.h>
+
+#include "kvtool.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* A Z85 key: 40 characters for 32 bytes, and its NUL. */
+#define KEY_TEXT_SIZE 41
+
+/* Clears a secret in a way the compiler does not drop as a dead store. */
+static void
+wipe (void *data, gsize len)
+{
+  volatile guint8 *bytes = data;
+
+  while (len-- > 0)
+    *bytes++ = 0;
+}
+
+static gboolean
+write_all (int fd, const char *text, gsize len)
+{
+  while (len > 0)
+    {
+      ssize_t written = write (fd, text, len);
+
+      if (written < 0 && errno == EINTR)
+        continue;
+      if (written <= 0)
+        return FALSE;
+      text += written;
+      len -= (gsize) written;
+    }
+  return TRUE;
+}
+
+/* Writes key and a newline into a file opened on fd, with exactly the
+ * given mode whatever the umask, and closes fd. */
+static gboolean
+fill_file (int fd, const char *path, const char *key, mode_t mode, GError **error)
+{
+  char line[KEY_TEXT_SIZE + 1];
+  gboolean ok;
+  int saved;
+
+  g_snprintf (line, sizeof line, "%s\n", key);
+  ok = fchmod (fd, mode) == 0 && write_all (fd, line, strlen (line)) && fsync (fd) == 0;
+  saved = errno;
+  wipe (line, sizeof line);
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (!ok)
+    g_set_error (error, KVT_ERROR, 0, _ ("Cannot write %s: %s"), path, g_strerror (saved));
+  return ok;
+}
+
+/* A key file in the making.  With --force the key goes to a temporary
+ * file beside path, renamed over it once both files are written: an old
+ * file is replaced whole, and whatever its mode was, the new one has
+ * mode. */
+typedef struct
+{
+  char *path;
+  char *temporary; /* NULL when path was created in place */
+  gboolean created;
+} KeyFile;
+
+static gboolean
+key_file_write (KeyFile *file, const char *key, mode_t mode, gboolean force, GError **error)
+{
+  int fd;
+
+  if (force)
+    {
+      file->temporary = g_strdup_printf ("%s.XXXXXX", file->path);
+      fd = g_mkstemp_full (file->temporary, O_WRONLY | O_CLOEXEC, 0600);
+      if (fd < 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a file beside %s: %s"), file->path,
+                       g_strerror (saved));
+          g_clear_pointer (&file->temporary, g_free);
+          return FALSE;
+        }
+    }
+  else
+    {
+      /* O_EXCL: an existing file, or a symbolic link, is never written
+       * through. */
+      fd = open (file->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+      if (fd < 0)
+        {
+          int saved = errno;
+
+          if (saved == EEXIST)
+            g_set_error (error, KVT_ERROR, 0, _ ("%s already exists; --force replaces it"),
+                         file->path);
+          else
+            g_set_error (error, KVT_ERROR, 0, _ ("Cannot create %s: %s"), file->path,
+                         g_strerror (saved));
+          return FALSE;
+        }
+    }
+  file->created = TRUE;
+  return fill_file (fd, file->temporary != NULL ? file->temporary : file->path, key, mode, error);
+}
+
+static gboolean
+key_file_commit (KeyFile *file, GError **error)
+{
+  if (file->temporary == NULL)
+    return TRUE;
+  if (g_rename (file->temporary, file->path) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, KVT_ERROR, 0, _ ("Cannot replace %s: %s"), file->path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  g_clear_pointer (&file->temporary, g_free);
+  return TRUE;
+}
+
+/* Removes what a failed run left: a temporary file, or a file it
+ * created in place. */
+static void
+key_file_abandon (KeyFile *file)
+{
+  if (file->created)
+    g_unlink (file->temporary != NULL ? file->temporary : file->path);
+  file->created = FALSE;
+}
+
+static void
+key_file_clear (KeyFile *file)
+{
+  g_free (file->path);
+  g_free (file->temporary);
+}
+
+/* Writes PREFIX.key (mode 0600) and PREFIX.pub (mode 0644): both, or
+ * neither. */
+static gboolean
+write_pair (const char *prefix, const char *public_key, const char *secret_key, gboolean force,
+            GError **error)
+{
+  KeyFile secret = { g_strconcat (prefix, ".key", NULL), NULL, FALSE };
+  KeyFile public = { g_strconcat (prefix, ".pub", NULL), NULL, FALSE };
+  gboolean ok;
+
+  ok = key_file_write (&secret, secret_key, 0600, force, error)
+       && key_file_write (&public, public_key, 0644, force, error)
+       && key_file_commit (&secret, error) && key_file_commit (&public, error);
+  if (!ok)
+    {
+      /* A secret key already renamed into place stays: the old one is
+       * gone either way. */
+      if (secret.temporary != NULL || !force)
+        key_file_abandon (&secret);
+      key_file_abandon (&public);
+    }
+  else
+    g_printerr (_ ("%s: wrote %s (secret key, mode 0600) and %s (public key)\n"), g_get_prgname (),
+                secret.path, public.path);
+  key_file_clear (&secret);
+  key_file_clear (&public);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean force = FALSE, print = FALSE, version = FALSE;
+  char public_key[KEY_TEXT_SIZE], secret_key[KEY_TEXT_SIZE];
+  int status = KVT_EXIT_OK;
+  const GOptionEntry entries[] = {
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+      N_ ("Replace PREFIX.key and PREFIX.pub if they exist"), NULL },
+    { "print", 'p', 0, G_OPTION_ARG_NONE, &print,
+      N_ ("Write no file: print the public key, then the secret key"), NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, N_ ("Print the version and exit"), NULL },
+    { NULL },
+  };
+
+  kvt_init_i18n ();
+  g_set_prgname ("kvevents-keygen");
+
+  /* TRANSLATORS: the argument of kvevents-keygen; the files are
+   * PREFIX.key and PREFIX.pub. */
+  context = g_option_context_new (N_ ("PREFIX"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_summary (
+      context, N_ ("Make a CURVE key pair for the KV-cache event stream: the secret key goes to\n"
+                   "PREFIX.key (mode 0600), the public key to PREFIX.pub, and the public key\n"
+                   "is printed."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KVT_EXIT_USAGE;
+    }
+  if (version)
+    {
+      g_print ("kvevents-keygen (%s) %s\n", PACKAGE_NAME, kvev_version ());
+      return KVT_EXIT_OK;
+    }
+  if (print && argc > 1)
+    {
+      g_printerr (_ ("%s: --print writes no file and takes no PREFIX\n"), g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (!print && argc < 2)
+    {
+      g_printerr (_ ("%s: no PREFIX given (try --help)\n"), g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (argc > 2)
+    {
+      g_printerr (_ ("%s: unexpected argument \"%s\"\n"), g_get_prgname (), argv[2]);
+      return KVT_EXIT_USAGE;
+    }
+  if (!print && argv[1][0] == '\0')
+    {
+      g_printerr (_ ("%s: the PREFIX is empty\n"), g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+
+  if (!zmq_has ("curve"))
+    {
+      g_printerr (_ ("%s: this ZeroMQ library was built without CURVE support\n"),
+                  g_get_prgname ());
+      return KVT_EXIT_FAILURE;
+    }
+  if (zmq_curve_keypair (public_key, secret_key) != 0)
+    {
+      g_printerr (_ ("%s: cannot make a key pair: %s\n"), g_get_prgname (),
+                  zmq_strerror (zmq_errno ()));
+      return KVT_EXIT_FAILURE;
+    }
+
+  if (print)
+    g_print ("%s\n%s\n", public_key, secret_key);
+  else if (write_pair (argv[1], public_key, secret_key, force, &error))
+    g_print ("%s\n", public_key);
+  else
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      status = KVT_EXIT_FAILURE;
+    }
+  wipe (secret_key, sizeof secret_key);
+
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      g_printerr (_ ("%s: cannot write the key: %s\n"), g_get_prgname (), g_strerror (errno));
+      status = KVT_EXIT_FAILURE;
+    }
+  return status;
+}
