@@ -407,6 +407,28 @@ render_value (MpReader *reader, GString *out, guint depth)
   return read_item (reader, &item) && render_item (reader, &item, out, depth);
 }
 
+/* Renders a key that is not a UTF-8 str.  A map or array key is named by
+ * its kind and size, never spelt out: its text would be quoted as a
+ * string, quoted again by the key around it, and so on, doubling the
+ * output with every level of nesting. */
+static gboolean
+render_key_text (MpReader *reader, const MpItem *key, GString *text, guint depth)
+{
+  if (key->type == MP_MAP || key->type == MP_ARRAY)
+    {
+      gsize i, n = key->type == MP_MAP ? key->size * 2 : key->size;
+
+      for (i = 0; i < n; i++)
+        if (!render_value (reader, NULL, depth + 1))
+          return FALSE;
+      if (text != NULL)
+        g_string_append_printf (text, "<%s of %" G_GSIZE_FORMAT ">",
+                                key->type == MP_MAP ? "map" : "array", key->size);
+      return TRUE;
+    }
+  return render_item (reader, key, text, depth);
+}
+
 static gboolean
 render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
 {
@@ -419,7 +441,7 @@ render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
       return TRUE;
     }
   text = out != NULL ? g_string_new (NULL) : NULL;
-  if (!render_item (reader, key, text, depth))
+  if (!render_key_text (reader, key, text, depth))
     return FALSE;
   /* What render_item () writes is ASCII or valid UTF-8. */
   if (out != NULL)
@@ -493,7 +515,7 @@ write_map_fields (MpReader *reader, gsize n_pairs, FieldWriter *writer)
         {
           g_autoptr (GString) text = g_string_new (NULL);
 
-          if (!render_item (reader, &key, text, 1))
+          if (!render_key_text (reader, &key, text, 1))
             return FALSE;
           field_begin (writer, text->str, text->len);
         }
