@@ -89,3 +89,4 @@ tests_test_stress_SOURCES = tests/test-stress.c tests/test-util.c tests/test-uti
 tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
+EXTRA_DIST += tests/tap.sh

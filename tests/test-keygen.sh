@@ -20,23 +20,7 @@ SUB=$top_builddir/tools/kvevents-sub
 
 TOTAL=33
 echo "1..$TOTAL"
-n=0
-ok () { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
-skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check () {
-  description=$1
-  shift
-  if "$@"; then ok "$description"; else not_ok "$description"; fi
-}
-comment () { sed 's/^/# /' "$@"; }
-# contains FILE TEXT: FILE has TEXT, else it is shown.
-contains () {
-  if grep -F -q -e "$2" "$1"; then return 0; fi
-  echo "# \"$2\" not in $1:"
-  comment "$1"
-  return 1
-}
+. "$top_srcdir/tests/tap.sh"
 # mode FILE: the permissions as ls shows them, such as -rw-------.
 # shellcheck disable=SC2012 # ls is read for the mode, not for a name
 mode () { ls -ld "$1" | cut -c1-10; }

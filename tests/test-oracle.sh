@@ -42,16 +42,7 @@ TMPDIR=$dir
 export TMPDIR
 
 echo "1..17"
-n=0
-ok () { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
-skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check () {
-  description=$1
-  shift
-  if "$@"; then ok "$description"; else not_ok "$description"; fi
-}
-comment () { sed 's/^/# /' "$@"; }
+. "$top_srcdir/tests/tap.sh"
 
 # field FILE NAME: one number of a flat JSON object.
 field () {

@@ -30,24 +30,7 @@ have_zmq=${KVEV_HAVE_ZMQ:-0}
 
 if test "$have_zmq" = 1; then TOTAL=49; else TOTAL=23; fi
 echo "1..$TOTAL"
-n=0
-ok () { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
-skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check () {
-  description=$1
-  shift
-  if "$@"; then ok "$description"; else not_ok "$description"; fi
-}
-comment () { sed 's/^/# /' "$@"; }
-# contains FILE TEXT: FILE has TEXT, else it is shown.
-contains () {
-  if grep -F -q -e "$2" "$1"; then return 0; fi
-  echo "# \"$2\" not in $1:"
-  comment "$1"
-  return 1
-}
-lacks () { ! grep -F -q -e "$2" "$1"; }
+. "$top_srcdir/tests/tap.sh"
 # field FILE NAME: one value of a flat JSON object.
 field () {
   "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
