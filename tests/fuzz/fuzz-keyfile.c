@@ -27,6 +27,46 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   return 0;
 }
 
+/* GLib 2.74's g_key_file_get_string () sets its GError twice, with a
+ * GLib-WARNING ("GError set over the top of a previous GError"), for a
+ * value holding an escape it does not know (\q) and ending in a lone
+ * backslash: its parser checks for an earlier error in one case and not
+ * in the other.  That is GLib's bug, whoever calls it; inputs that hit it
+ * are skipped so that every warning can stay fatal.  The escapes are
+ * GLib's: \s \n \t \r \\. */
+static gboolean
+hits_glib_double_error (const char *raw)
+{
+  gboolean unknown_escape = FALSE;
+
+  for (const char *p = raw; *p != '\0'; p++)
+    {
+      if (*p != '\\')
+        continue;
+      p++;
+      if (*p == '\0')
+        return unknown_escape;
+      if (strchr ("sntr\\", *p) == NULL)
+        unknown_escape = TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+group_hits_glib_double_error (GKeyFile *key_file, const char *group)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (key_file, group, NULL, NULL);
+
+  for (gsize i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      g_autofree char *raw = g_key_file_get_value (key_file, group, keys[i], NULL);
+
+      if (raw != NULL && hits_glib_double_error (raw))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* What kvev_config_load_key_file () promises to do, spelled out with
  * kvev_config_set (): TRUE if every key of the group sets. */
 static gboolean
@@ -106,9 +146,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   kvev_fuzz_assert (kvev_config_set (config, "kv_events_dp_rank", "3", NULL));
   kvev_fuzz_assert (kvev_config_set (config, "kv_events_emit_object_key", "false", NULL));
 
+  start_group = g_key_file_get_start_group (key_file);
+  if (group_hits_glib_double_error (key_file, "kv_events")
+      || (start_group != NULL && group_hits_glib_double_error (key_file, start_group)))
+    return 0;
+
   load_group (config, key_file, NULL);
   load_group (config, key_file, "kv_events");
-  start_group = g_key_file_get_start_group (key_file);
   if (start_group != NULL)
     load_group (config, key_file, start_group);
 

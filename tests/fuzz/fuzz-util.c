@@ -6,6 +6,7 @@
 #include "fuzz.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,6 +35,14 @@ remove_private_dir (void)
   g_clear_pointer (&private_dir, g_free);
 }
 
+/* A fatal GLib message ends in G_BREAKPOINT (), a SIGTRAP, which
+ * libFuzzer does not catch: as an abort it saves the input. */
+static void
+abort_on_trap (int signal_number)
+{
+  abort ();
+}
+
 void
 kvev_fuzz_init (void)
 {
@@ -45,6 +54,7 @@ kvev_fuzz_init (void)
   /* G_DEBUG=fatal-warnings does the same under make check; a fuzzer is
    * usually started without it. */
   g_log_set_always_fatal (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  signal (SIGTRAP, abort_on_trap);
 
   private_dir = g_dir_make_tmp ("kvevents-fuzz-XXXXXX", NULL);
   if (private_dir == NULL)
