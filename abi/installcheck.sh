@@ -6,7 +6,7 @@
 #
 #   installcheck.sh CONSUMER.c
 #
-# CONSUMER.c is abi/consumer.c.  (examples/mini-master.c is not used: it
+# CONSUMER.c is examples/consumer.c.  (examples/mini-master.c is not used: it
 # includes config.h and the tools' helpers, so it cannot be built from
 # installed files alone.)
 #

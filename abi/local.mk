@@ -32,7 +32,7 @@ EXTRA_DIST += \
 	%reldir%/libkvevents.so.1.abi \
 	%reldir%/abi-check.sh \
 	%reldir%/test-abi-break.sh \
-	%reldir%/consumer.c \
+	examples/consumer.c \
 	%reldir%/installcheck.sh
 
 # How the break test compiles its changed copies: the sources and flags of
@@ -69,4 +69,4 @@ installcheck-local:
 	prefix='$(prefix)' exec_prefix='$(exec_prefix)' \
 	libdir='$(libdir)' includedir='$(includedir)' \
 	$(SHELL) $(srcdir)/%reldir%/installcheck.sh \
-	  '$(srcdir)/%reldir%/consumer.c'
+	  '$(srcdir)/examples/consumer.c'
