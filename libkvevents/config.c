@@ -117,6 +117,11 @@ static const Flag flags[] = {
     N_ ("Comma-separated IP addresses or address/prefix ranges allowed to "
         "subscribe over tcp:// (empty: any)"),
     N_ ("LIST") },
+  { "kv_events_batch_wait_us",
+    UINT32_FIELD (batch_wait_us, KVEV_DEFAULT_BATCH_WAIT_US, 0, KVEV_MAX_BATCH_WAIT_US),
+    N_ ("Microseconds the publisher thread waits for more events after "
+        "sending, before publish calls must wake it (0 to 1000000)"),
+    N_ ("US") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

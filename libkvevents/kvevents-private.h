@@ -47,6 +47,7 @@ struct _KvevConfig
   char *curve_secret_key_file;
   char *curve_allowed_clients_file;
   char *allowed_addresses;
+  guint32 batch_wait_us;
 };
 
 /* Defaults of the tuning flags that the contract does not fix. */
@@ -55,6 +56,8 @@ struct _KvevConfig
 #define KVEV_MAX_MAX_BATCH_EVENTS 4096
 #define KVEV_DEFAULT_SEND_HWM 10000
 #define KVEV_DEFAULT_CLOSE_TIMEOUT_MS 1000
+#define KVEV_DEFAULT_BATCH_WAIT_US 50
+#define KVEV_MAX_BATCH_WAIT_US 1000000
 
 G_END_DECLS
 

@@ -104,6 +104,8 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
     return TRUE;
   if (timeout_ms >= 0)
     deadline = g_get_monotonic_time () + MIN (timeout_ms, G_MAXINT64 / 1000 / 2) * 1000;
+  /* A flush wants the events out now, not after the worker's nap. */
+  kvev_queue_wake (publisher->queue);
   return wait_retired (publisher, kvev_queue_last_event_id (publisher->queue), deadline);
 }
 

@@ -22,8 +22,10 @@ struct _KvevQueue
   /* The consumer never sleeps inside the GAsyncQueue, where every push
    * would signal it (a futex call, under the lock, per event): it sleeps
    * on a doorbell that one producer rings once per sleep, after
-   * unlocking. */
-  gboolean consumer_sleeping; /* under the queue lock */
+   * unlocking.  Before it asks to be rung it naps: see kvev_queue_pop(). */
+  gint locked;                /* a hint for queue_lock(), never a guard */
+  KvevConsumerState consumer; /* under the queue lock */
+  guint64 rings;              /* under the queue lock */
   GMutex bell_lock;
   GCond bell_cond;
   gboolean rung;              /* under bell_lock */
@@ -35,6 +37,44 @@ struct _KvevQueue
   guint64 dropped;
   guint64 reserved_gaps;
 };
+
+/* How long queue_lock() waits out a holder before it sleeps: a few
+ * microseconds, more than the longest hold (a batch of list operations). */
+#define LOCK_SPINS 256
+
+static inline void
+spin_pause (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+  __asm__ __volatile__ ("yield");
+#endif
+}
+
+/* GMutex sleeps in the kernel at the first sign of contention, and the
+ * producers and the consumer take this lock for a handful of list
+ * operations each: waiting a holder out costs far less than a futex sleep
+ * for the waiter plus a futex wake for the holder, and under load that
+ * contention was most of a publish call's cost. */
+static void
+queue_lock (KvevQueue *queue)
+{
+  guint spins;
+
+  for (spins = 0; spins < LOCK_SPINS && __atomic_load_n (&queue->locked, __ATOMIC_RELAXED);
+       spins++)
+    spin_pause ();
+  g_async_queue_lock (queue->queue);
+  __atomic_store_n (&queue->locked, 1, __ATOMIC_RELAXED);
+}
+
+static void
+queue_unlock (KvevQueue *queue)
+{
+  __atomic_store_n (&queue->locked, 0, __ATOMIC_RELAXED);
+  g_async_queue_unlock (queue->queue);
+}
 
 /* The consumer's wake-up call; never freed, never counted. */
 static KvevEvent stop_marker;
@@ -80,12 +120,18 @@ ring_bell (KvevQueue *queue)
   g_mutex_unlock (&queue->bell_lock);
 }
 
+/* Until rung, or, when end_time is not 0, until that monotonic time. */
 static void
-wait_bell (KvevQueue *queue)
+wait_bell (KvevQueue *queue, gint64 end_time)
 {
   g_mutex_lock (&queue->bell_lock);
   while (!queue->rung)
-    g_cond_wait (&queue->bell_cond, &queue->bell_lock);
+    {
+      if (end_time == 0)
+        g_cond_wait (&queue->bell_cond, &queue->bell_lock);
+      else if (!g_cond_wait_until (&queue->bell_cond, &queue->bell_lock, end_time))
+        break;
+    }
   queue->rung = FALSE;
   g_mutex_unlock (&queue->bell_lock);
 }
@@ -112,12 +158,12 @@ kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
   gboolean wake;
   guint i;
 
-  g_async_queue_lock (queue->queue);
+  queue_lock (queue);
   if (G_UNLIKELY (queue->stopped))
     {
       /* A publish racing with kvev_publisher_free() is a caller error;
        * the marker must stay last, so the events go nowhere. */
-      g_async_queue_unlock (queue->queue);
+      queue_unlock (queue);
       for (i = 0; i < n; i++)
         g_free (events[i]);
       return;
@@ -140,9 +186,13 @@ kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
   kvev_counter_set (&queue->depth, depth);
   if (depth > queue->high_water)
     kvev_counter_set (&queue->high_water, depth);
-  wake = queue->consumer_sleeping;
-  queue->consumer_sleeping = FALSE;
-  g_async_queue_unlock (queue->queue);
+  wake = queue->consumer == KVEV_CONSUMER_SLEEPING;
+  if (wake)
+    {
+      kvev_counter_set (&queue->consumer, KVEV_CONSUMER_RUNNING);
+      kvev_counter_set (&queue->rings, queue->rings + 1);
+    }
+  queue_unlock (queue);
   if (wake)
     ring_bell (queue);
 }
@@ -157,7 +207,7 @@ wait_while_held (KvevQueue *queue)
 }
 
 guint
-kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
+kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max, gint64 nap_us,
                 guint64 *reserved_gaps)
 {
   KvevEvent *event;
@@ -169,7 +219,8 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
     {
       if (G_UNLIKELY (g_atomic_int_get (&queue->held)))
         wait_while_held (queue);
-      g_async_queue_lock (queue->queue);
+      queue_lock (queue);
+      kvev_counter_set (&queue->consumer, KVEV_CONSUMER_RUNNING);
       event = g_async_queue_try_pop_unlocked (queue->queue);
       if (event != NULL
           && (G_LIKELY (!g_atomic_int_get (&queue->held)) || event == &stop_marker))
@@ -177,12 +228,24 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
       if (event != NULL)
         {
           g_async_queue_push_front_unlocked (queue->queue, event);
-          g_async_queue_unlock (queue->queue);
+          queue_unlock (queue);
           continue;
         }
-      queue->consumer_sleeping = TRUE;
-      g_async_queue_unlock (queue->queue);
-      wait_bell (queue);
+      /* Under a steady stream the queue is empty only for a moment: a
+       * nap, during which nobody rings, takes what came meanwhile in one
+       * batch and saves the callers a futex call per batch.  Only an
+       * empty queue after the nap means the stream stopped. */
+      if (nap_us > 0 && !queue->stopped)
+        {
+          kvev_counter_set (&queue->consumer, KVEV_CONSUMER_NAPPING);
+          queue_unlock (queue);
+          wait_bell (queue, g_get_monotonic_time () + nap_us);
+          nap_us = 0;
+          continue;
+        }
+      kvev_counter_set (&queue->consumer, KVEV_CONSUMER_SLEEPING);
+      queue_unlock (queue);
+      wait_bell (queue, 0);
     }
   while (event != &stop_marker)
     {
@@ -199,7 +262,7 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
   kvev_counter_set (&queue->depth, queue->depth - n);
   *reserved_gaps = queue->reserved_gaps;
   queue->reserved_gaps = 0;
-  g_async_queue_unlock (queue->queue);
+  queue_unlock (queue);
   return n;
 }
 
@@ -215,16 +278,22 @@ kvev_queue_hold (KvevQueue *queue, gboolean hold)
 }
 
 void
+kvev_queue_wake (KvevQueue *queue)
+{
+  ring_bell (queue);
+}
+
+void
 kvev_queue_stop (KvevQueue *queue)
 {
   kvev_queue_hold (queue, FALSE);
-  g_async_queue_lock (queue->queue);
+  queue_lock (queue);
   if (!queue->stopped)
     {
       queue->stopped = TRUE;
       g_async_queue_push_unlocked (queue->queue, &stop_marker);
     }
-  g_async_queue_unlock (queue->queue);
+  queue_unlock (queue);
   ring_bell (queue);
 }
 
@@ -233,13 +302,13 @@ kvev_queue_discard (KvevQueue *queue)
 {
   guint64 discarded = 0;
 
-  g_async_queue_lock (queue->queue);
+  queue_lock (queue);
   while (queue->depth > 0)
     {
       drop_oldest_locked (queue);
       discarded++;
     }
-  g_async_queue_unlock (queue->queue);
+  queue_unlock (queue);
   return discarded;
 }
 
@@ -265,6 +334,18 @@ guint64
 kvev_queue_depth (const KvevQueue *queue)
 {
   return kvev_counter_get (&queue->depth);
+}
+
+KvevConsumerState
+kvev_queue_consumer_state (const KvevQueue *queue)
+{
+  return kvev_counter_get (&queue->consumer);
+}
+
+guint64
+kvev_queue_rings (const KvevQueue *queue)
+{
+  return kvev_counter_get (&queue->rings);
 }
 
 guint64

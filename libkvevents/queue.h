@@ -11,6 +11,14 @@ G_BEGIN_DECLS
 
 typedef struct _KvevQueue KvevQueue;
 
+/* What the consumer is doing, for tests. */
+typedef enum
+{
+  KVEV_CONSUMER_RUNNING,
+  KVEV_CONSUMER_NAPPING,  /* pushes do not wake it */
+  KVEV_CONSUMER_SLEEPING, /* the next push wakes it */
+} KvevConsumerState;
+
 /* capacity 0 means unbounded. */
 KvevQueue *kvev_queue_new (guint32 capacity);
 /* Frees the queue and every event still in it. */
@@ -24,11 +32,18 @@ void kvev_queue_free (KvevQueue *queue);
 void kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n);
 
 /* Waits for at least one event, then takes up to max in queue order.
+ * Finding the queue empty, it first naps up to nap_us (0: not at all)
+ * while producers push without waking it, and only then sleeps until a
+ * push, kvev_queue_wake() or kvev_queue_stop() wakes it.
  * *reserved_gaps receives the sequence numbers reserved by drops since the
  * previous pop: the next message must skip that many.  Returns 0 once
  * kvev_queue_stop() was called and every event before it was taken. */
 guint kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
-                      guint64 *reserved_gaps);
+                      gint64 nap_us, guint64 *reserved_gaps);
+
+/* Ends the consumer's nap or sleep now, for a caller that waits for the
+ * queue to drain. */
+void kvev_queue_wake (KvevQueue *queue);
 
 /* A seam for tests and the benchmark: while held, kvev_queue_pop() takes
  * nothing, so producers can be measured alone or a batch built up.
@@ -48,6 +63,9 @@ guint64 kvev_queue_enqueued (const KvevQueue *queue);
 guint64 kvev_queue_dropped (const KvevQueue *queue);
 guint64 kvev_queue_depth (const KvevQueue *queue);
 guint64 kvev_queue_high_water (const KvevQueue *queue);
+/* How many pushes had to wake the sleeping consumer. */
+guint64 kvev_queue_rings (const KvevQueue *queue);
+KvevConsumerState kvev_queue_consumer_state (const KvevQueue *queue);
 
 /* Counters read by statistics while other threads write them: relaxed
  * atomics, so a reader never sees a torn 64-bit value.  Writers that hold

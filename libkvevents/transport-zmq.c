@@ -133,7 +133,7 @@ worker_main (gpointer data)
   guint n, i;
 
   while ((n = kvev_queue_pop (publisher->queue, events, transport->max_batch,
-                              &reserved_gaps))
+                              publisher->config->batch_wait_us, &reserved_gaps))
          > 0)
     {
       /* Events the full queue dropped were older than these: the gap goes

@@ -16,7 +16,7 @@ set -- $keys
 n_keys=$#
 set -- $figures
 n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1))"
+echo "1..$((2 + n_keys + n_figures + 1 + 2))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -52,4 +52,25 @@ if command -v python3 >/dev/null 2>&1; then
     fi
 else
     echo "ok $i - output parses as JSON # SKIP no python3"
+fi
+i=$((i + 1))
+
+# A rate no machine reaches is refused with a message, not run.
+"$bench" --capacity=1e12 --only=latency >"$out" 2>"$err"
+status=$?
+if [ "$status" -eq 2 ] && grep -q -- "--capacity" "$err"; then
+    echo "ok $i - --capacity out of range exits 2 with a message"
+else
+    echo "not ok $i - --capacity out of range exits 2 with a message (status $status)"
+fi
+i=$((i + 1))
+
+# A given capacity sets the latency rates.
+"$bench" --smoke --json --quiet --only=latency --capacity=20000 >"$out" 2>"$err"
+status=$?
+if [ "$status" -eq 0 ] && grep -q '"rate_load50": {"median": 10000,' "$out"; then
+    echo "ok $i - --capacity=20000 runs the 50% load at 10000 events/s"
+else
+    echo "not ok $i - --capacity=20000 runs the 50% load at 10000 events/s (status $status)"
+    sed 's/^/# /' "$err"
 fi

@@ -34,6 +34,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_curve_secret_key_file", "" },
   { "kv_events_curve_allowed_clients_file", "" },
   { "kv_events_allowed_addresses", "" },
+  { "kv_events_batch_wait_us", "50" },
 };
 
 static const char *const boolean_flags[] = {
@@ -65,6 +66,7 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_block_size", 0, G_MAXUINT32 },     { "kv_events_dp_rank", 0, G_MAXUINT32 },
   { "kv_events_queue_capacity", 0, G_MAXUINT32 }, { "kv_events_max_batch_events", 1, 4096 },
   { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
+  { "kv_events_batch_wait_us", 0, 1000000 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */
@@ -157,8 +159,8 @@ test_flags_list (void)
   g_assert_nonnull (names);
   while (names[n] != NULL)
     n++;
-  /* The fifteen of the contract, then the security flags. */
-  g_assert_cmpuint (n, ==, 18);
+  /* The fifteen of the contract, the security flags, then the batch wait. */
+  g_assert_cmpuint (n, ==, 19);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);

@@ -667,6 +667,87 @@ test_batch_limit (void)
   fixture_stop (&fixture);
 }
 
+/* Polls the worker's state; FALSE if it never got there in 10 s. */
+static gboolean
+wait_for_consumer (KvevPublisher *publisher, KvevConsumerState state)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (kvev_queue_consumer_state (publisher->queue) != state)
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+/* After a batch the worker waits kv_events_batch_wait_us for more:
+ * publish calls meanwhile do not wake it, what they queue leaves in one
+ * message, and a flush ends the wait at once. */
+static void
+test_batch_wait (void)
+{
+  g_autoptr (KvevConfig) config = config_for ("batch-wait");
+  g_autoptr (GPtrArray) first = NULL;
+  g_autoptr (GPtrArray) gathered = NULL;
+  Fixture fixture = { 0 };
+  guint64 rings;
+  gint64 napping_since;
+  gboolean napped_throughout;
+  guint i;
+
+  /* Far longer than the test, so only the flush can end it. */
+  test_config_set (config, "kv_events_batch_wait_us", "1000000");
+  fixture_start (&fixture, config);
+  kvev_publish_stored (fixture.publisher, "t", "first", -1, NULL, KVEV_MEDIA_CPU);
+  first = receive_events (&fixture, 1);
+
+  g_assert_true (wait_for_consumer (fixture.publisher, KVEV_CONSUMER_NAPPING));
+  napping_since = g_get_monotonic_time ();
+  rings = kvev_queue_rings (fixture.publisher->queue);
+  for (i = 0; i < 3; i++)
+    kvev_publish_stored (fixture.publisher, "t", "gathered", -1, NULL, KVEV_MEDIA_CPU);
+  /* A machine that stalls for half the wait may see it end on its own:
+   * then nothing here is a failure of the library. */
+  napped_throughout = g_get_monotonic_time () - napping_since < G_USEC_PER_SEC / 2
+                      && kvev_queue_consumer_state (fixture.publisher->queue)
+                             == KVEV_CONSUMER_NAPPING;
+  if (napped_throughout)
+    g_assert_cmpuint (kvev_queue_rings (fixture.publisher->queue), ==, rings);
+
+  gathered = receive_events (&fixture, 3);
+  if (!napped_throughout)
+    {
+      g_test_skip ("the machine stalled longer than the batch wait");
+      fixture_stop (&fixture);
+      return;
+    }
+  g_assert_cmpuint (gathered->len, ==, 1);
+  g_assert_cmpuint (((TestMessage *) gathered->pdata[0])->n_events, ==, 3);
+  fixture_stop (&fixture);
+}
+
+/* With no batch wait the worker sleeps as soon as the queue is empty, and
+ * the next publish call wakes it. */
+static void
+test_batch_wait_off (void)
+{
+  g_autoptr (KvevConfig) config = config_for ("batch-wait-off");
+  g_autoptr (GPtrArray) messages = NULL;
+  Fixture fixture = { 0 };
+  guint64 rings;
+
+  test_config_set (config, "kv_events_batch_wait_us", "0");
+  fixture_start (&fixture, config);
+  g_assert_true (wait_for_consumer (fixture.publisher, KVEV_CONSUMER_SLEEPING));
+  rings = kvev_queue_rings (fixture.publisher->queue);
+  kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU);
+  g_assert_cmpuint (kvev_queue_rings (fixture.publisher->queue), ==, rings + 1);
+  messages = receive_events (&fixture, 1);
+  fixture_stop (&fixture);
+}
+
 static void
 assert_accounting (KvevPublisher *publisher)
 {
@@ -928,6 +1009,8 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/publisher/bad-arguments", test_bad_arguments);
   g_test_add_func ("/kvevents/publisher/remove-all", test_remove_all);
   g_test_add_func ("/kvevents/publisher/batch-limit", test_batch_limit);
+  g_test_add_func ("/kvevents/publisher/batch-wait", test_batch_wait);
+  g_test_add_func ("/kvevents/publisher/batch-wait-off", test_batch_wait_off);
   g_test_add_func ("/kvevents/publisher/drop-oldest", test_drop_oldest);
   g_test_add_func ("/kvevents/publisher/flush-under-load", test_flush_under_load);
   g_test_add_func ("/kvevents/publisher/free-delivers", test_free_delivers);

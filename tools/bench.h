@@ -23,6 +23,7 @@ typedef struct
   guint runs;        /* repetitions of every figure */
   guint duration_ms; /* how long one measurement of one figure lasts */
   guint key_len;     /* object key length in bytes */
+  double capacity;   /* events/s the latency loads are shares of; 0: measure */
   gboolean smoke;    /* every section tiny, for the test suite */
   gboolean progress; /* progress lines on stderr */
   char *self;        /* this program, to start subscribers and children */

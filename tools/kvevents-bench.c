@@ -294,6 +294,7 @@ main (int argc, char **argv)
   g_auto (GStrv) subscriber = NULL;
   g_autofree char *memory_child = NULL;
   gint memory_events = 65536;
+  gdouble capacity = -1; /* not given: measure it */
   gboolean selected[G_N_ELEMENTS (section_names)] = { FALSE };
   gboolean ok = TRUE;
   const GOptionEntry entries[] = {
@@ -311,6 +312,10 @@ main (int argc, char **argv)
       N_("BYTES") },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("No progress lines on standard error"),
       NULL },
+    { "capacity", 'c', 0, G_OPTION_ARG_DOUBLE, &capacity,
+      N_("Take the latency loads as shares of this many events/s instead of measuring "
+         "the capacity, so runs can be compared at the same rates"),
+      N_("EVENTS") },
     /* The processes the benchmark starts of itself. */
     { "subscriber", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING_ARRAY, &subscriber, NULL, NULL },
     { "memory-child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &memory_child, NULL, NULL },
@@ -361,6 +366,12 @@ main (int argc, char **argv)
       g_printerr (_("kvevents-bench: --runs and --duration-ms must be positive\n"));
       return 2;
     }
+  /* A rate above 100M events/s is a typing error, not a machine. */
+  if (capacity != -1 && !(capacity >= 1 && capacity <= 1e8))
+    {
+      g_printerr (_("kvevents-bench: --capacity must be between 1 and 100000000 events/s\n"));
+      return 2;
+    }
   if (!kvev_has_transport ())
     {
       g_printerr (_("kvevents-bench: this libkvevents was built without a transport\n"));
@@ -373,6 +384,7 @@ main (int argc, char **argv)
                          : smoke         ? SMOKE_DURATION_MS
                                          : DEFAULT_DURATION_MS;
   settings.key_len = (guint) key_len;
+  settings.capacity = capacity > 0 ? capacity : 0;
   settings.progress = !quiet && isatty (STDERR_FILENO);
   settings.self = g_file_read_link ("/proc/self/exe", NULL);
   if (settings.self == NULL)
