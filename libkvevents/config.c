@@ -688,10 +688,64 @@ flag_of_option (const char *option_name)
   return NULL;
 }
 
+/* The group's user data.  GOption reverts what it stored itself when a
+ * parse fails, but callback options are ours to revert: the values as
+ * they were before the parse, put back by the error hook, so a failed
+ * parse leaves the configuration as it found it, as a key file does. */
+typedef struct
+{
+  KvevConfig *config;
+  KvevConfig *before; /* during a parse */
+} OptionGroupData;
+
+static void
+option_group_data_free (gpointer data)
+{
+  OptionGroupData *group_data = data;
+
+  g_clear_pointer (&group_data->before, kvev_config_free);
+  g_free (group_data);
+}
+
+static gboolean
+option_pre_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
+                  gpointer data, GError **error G_GNUC_UNUSED)
+{
+  OptionGroupData *group_data = data;
+
+  g_clear_pointer (&group_data->before, kvev_config_free);
+  group_data->before = kvev_config_copy (group_data->config);
+  return TRUE;
+}
+
+static gboolean
+option_post_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
+                   gpointer data, GError **error G_GNUC_UNUSED)
+{
+  OptionGroupData *group_data = data;
+
+  g_clear_pointer (&group_data->before, kvev_config_free);
+  return TRUE;
+}
+
+/* Called for every group when any option of the command line is bad. */
+static void
+option_parse_failed (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
+                     gpointer data, GError **error G_GNUC_UNUSED)
+{
+  OptionGroupData *group_data = data;
+
+  if (group_data->before == NULL)
+    return;
+  for (gsize i = 0; i < N_FLAGS; i++)
+    flag_swap (group_data->config, group_data->before, &flags[i]);
+  g_clear_pointer (&group_data->before, kvev_config_free);
+}
+
 static gboolean
 option_parse (const char *option_name, const char *value, gpointer data, GError **error)
 {
-  KvevConfig *config = data;
+  KvevConfig *config = ((OptionGroupData *) data)->config;
   const Flag *flag = flag_of_option (option_name);
 
   if (flag == NULL)
@@ -725,16 +779,22 @@ kvev_config_option_group (KvevConfig *config)
 {
   GOptionEntry entries[N_FLAGS + 1];
   GOptionGroup *group;
+  OptionGroupData *group_data;
 
   g_return_val_if_fail (config != NULL, NULL);
 
   derived_tables_init ();
 
+  group_data = g_new0 (OptionGroupData, 1);
+  group_data->config = config;
   /* Descriptions stay msgids here; the translate function turns them
    * into the user's language when --help prints them. */
   group = g_option_group_new ("kv-events", N_ ("KV event publisher options:"),
-                              N_ ("Show KV event publisher options"), config, NULL);
+                              N_ ("Show KV event publisher options"), group_data,
+                              option_group_data_free);
   g_option_group_set_translate_func (group, option_translate, NULL, NULL);
+  g_option_group_set_parse_hooks (group, option_pre_parse, option_post_parse);
+  g_option_group_set_error_hook (group, option_parse_failed);
 
   memset (entries, 0, sizeof entries);
   for (gsize i = 0; i < N_FLAGS; i++)

@@ -1026,6 +1026,52 @@ test_option_group_bad_value (void)
     }
 }
 
+/* A failed parse leaves the configuration as it was, whether the bad
+ * option is one of ours or not, and a later good parse still works. */
+static void
+test_option_group_all_or_nothing (void)
+{
+  static const char *const ours_bad[] = {
+    "master",
+    "--kv-events-dp-rank=3",
+    "--kv-events-topic=new",
+    "--enable-kv-events",
+    "--kv-events-max-batch-events=0",
+    NULL,
+  };
+  static const char *const other_bad[] = {
+    "master", "--kv-events-dp-rank=3", "--kv-events-topic=new", "--no-such-option", NULL,
+  };
+  static const char *const good[] = { "master", "--kv-events-dp-rank=5", NULL };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_auto (GStrv) before = NULL;
+
+  g_assert_true (kvev_config_set (config, "kv_events_topic", "t", NULL));
+  before = snapshot (config);
+  {
+    g_autoptr (GError) error = NULL;
+
+    g_assert_false (parse_args (config, ours_bad, NULL, &error));
+    g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+    assert_snapshot (config, (const char *const *) before);
+  }
+  {
+    g_autoptr (GError) error = NULL;
+
+    g_assert_false (parse_args (config, other_bad, NULL, &error));
+    g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION);
+    assert_snapshot (config, (const char *const *) before);
+  }
+  {
+    g_autoptr (GError) error = NULL;
+
+    g_assert_true (parse_args (config, good, NULL, &error));
+    g_assert_no_error (error);
+    assert_get (config, "kv_events_dp_rank", "5");
+    assert_get (config, "kv_events_topic", "t");
+  }
+}
+
 static void
 test_option_group_help (void)
 {
@@ -1457,6 +1503,8 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/key-file-empty-group", test_key_file_empty_group);
   g_test_add_func ("/kvevents/config/key-file-custom-group", test_key_file_custom_group);
   g_test_add_func ("/kvevents/config/option-group-parse", test_option_group_parse);
+  g_test_add_func ("/kvevents/config/option-group-all-or-nothing",
+                   test_option_group_all_or_nothing);
   g_test_add_func ("/kvevents/config/option-group-booleans", test_option_group_booleans);
   g_test_add_func ("/kvevents/config/option-group-every-flag", test_option_group_every_flag);
   g_test_add_func ("/kvevents/config/option-group-bad-value", test_option_group_bad_value);

@@ -108,7 +108,9 @@ KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
  * optional value (--enable-kv-events alone means true,
  * --kv-events-emit-object-key=false sets false).  Each value is checked
  * as kvev_config_set() checks it, and a bad one fails the parse with the
- * same message.  Help texts are translated in the library's domain.
+ * same message.  A failed parse, for a bad option of this group or of any
+ * other, leaves @config as it was before the parse.  Help texts are
+ * translated in the library's domain.
  *
  * Returns: (transfer full): a new group, usually handed to
  *   g_option_context_add_group(), which takes it.
