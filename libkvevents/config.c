@@ -611,6 +611,71 @@ kvev_config_flags (void)
   return flag_names;
 }
 
+/* A key file's value as g_key_file_get_string() reads it: UTF-8, with
+ * the escapes \s \n \t \r and \\ undone.  Done here rather than by
+ * g_key_file_get_string(), which sets its GError twice (a GLib warning,
+ * fatal under G_DEBUG=fatal-warnings) for a value with an unknown escape
+ * that also ends in a backslash. */
+static char *
+key_file_value_unescape (const char *raw, GError **error)
+{
+  g_autoptr (GString) value = NULL;
+
+  if (!g_utf8_validate (raw, -1, NULL))
+    {
+      g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                           _ ("The value is not UTF-8"));
+      return NULL;
+    }
+  value = g_string_sized_new (strlen (raw));
+  for (const char *p = raw; *p != '\0'; p++)
+    {
+      if (*p != '\\')
+        {
+          g_string_append_c (value, *p);
+          continue;
+        }
+      p++;
+      switch (*p)
+        {
+        case 's':
+          g_string_append_c (value, ' ');
+          break;
+        case 'n':
+          g_string_append_c (value, '\n');
+          break;
+        case 't':
+          g_string_append_c (value, '\t');
+          break;
+        case 'r':
+          g_string_append_c (value, '\r');
+          break;
+        case '\\':
+          g_string_append_c (value, '\\');
+          break;
+        case '\0':
+          g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                               _ ("The value ends in a lone backslash"));
+          return NULL;
+        default:
+          {
+            /* The whole character after the backslash, which may take
+             * several bytes. */
+            g_autofree char *sequence
+                = g_strndup (p - 1, (gsize) (g_utf8_next_char (p) - (p - 1)));
+
+            g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                         /* TRANSLATORS: a backslash and the character after
+                          * it; the known escapes are \s \n \t \r \\. */
+                         _ ("Unknown escape sequence \"%s\" (known: \\s \\n \\t \\r \\\\)"),
+                         sequence);
+            return NULL;
+          }
+        }
+    }
+  return g_string_free (g_steal_pointer (&value), FALSE);
+}
+
 gboolean
 kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *group,
                            GError **error)
@@ -637,21 +702,18 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
   for (gsize i = 0; keys[i] != NULL; i++)
     {
       g_autoptr (GError) local_error = NULL;
+      g_autofree char *raw = NULL;
       g_autofree char *value = NULL;
       g_autofree char *shown_key = NULL;
       g_autofree char *shown_group = NULL;
       g_autofree char *reason = NULL;
       int code;
 
-      /* get_string, not get_value: it undoes the file's escapes (\s, \n,
-       * \\) and refuses a value that is not UTF-8.  On a bad escape it
-       * returns a string and an error together: the error wins. */
-      value = g_key_file_get_string (key_file, group, keys[i], &local_error);
-      if (local_error == NULL)
-        {
-          if (value == NULL || kvev_config_set (work, keys[i], value, &local_error))
-            continue;
-        }
+      raw = g_key_file_get_value (key_file, group, keys[i], &local_error);
+      if (raw != NULL)
+        value = key_file_value_unescape (raw, &local_error);
+      if (value != NULL && kvev_config_set (work, keys[i], value, &local_error))
+        continue;
 
       shown_key = escape_for_message (keys[i]);
       shown_group = escape_for_message (group);

@@ -280,7 +280,16 @@ kvev_queue_hold (KvevQueue *queue, gboolean hold)
 void
 kvev_queue_wake (KvevQueue *queue)
 {
-  ring_bell (queue);
+  gboolean napping;
+
+  /* Only a nap can keep queued events waiting: a running consumer takes
+   * them next, and a sleeping one was rung by the push.  Ringing anyone
+   * else would only cut its next nap short. */
+  queue_lock (queue);
+  napping = queue->consumer == KVEV_CONSUMER_NAPPING;
+  queue_unlock (queue);
+  if (napping)
+    ring_bell (queue);
 }
 
 void

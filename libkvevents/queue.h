@@ -41,8 +41,8 @@ void kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n);
 guint kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
                       gint64 nap_us, guint64 *reserved_gaps);
 
-/* Ends the consumer's nap or sleep now, for a caller that waits for the
- * queue to drain. */
+/* Ends the consumer's nap now, for a caller that waits for the queue to
+ * drain. */
 void kvev_queue_wake (KvevQueue *queue);
 
 /* A seam for tests and the benchmark: while held, kvev_queue_pop() takes

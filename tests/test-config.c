@@ -776,6 +776,13 @@ test_key_file_unreadable_value (void)
   g_autoptr (GKeyFile) not_utf8 = key_file_new_from ("[kv_events]\n"
                                                      "kv_events_model_name=changed\n"
                                                      "kv_events_topic=\xff\xfe\n");
+  /* g_key_file_get_string () would set its GError twice on this one, a
+   * GLib warning that the test harness makes fatal. */
+  g_autoptr (GKeyFile) two_faults = key_file_new_from ("[kv_events]\n"
+                                                       "kv_events_model_name=changed\n"
+                                                       "kv_events_topic=a\\q\\\n");
+  g_autoptr (GKeyFile) trailing = key_file_new_from ("[kv_events]\n"
+                                                     "kv_events_topic=ends in \\\n");
   g_autoptr (GError) error = NULL;
 
   /* The key file refuses these itself; the load still fails in our
@@ -793,6 +800,34 @@ test_key_file_unreadable_value (void)
                                                    "[kv_events]: "));
   g_assert_true (g_utf8_validate (error->message, -1, NULL));
   assert_snapshot (config, (const char *const *) before);
+  g_clear_error (&error);
+
+  g_assert_false (kvev_config_load_key_file (config, two_faults, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "\"\\q\""));
+  assert_snapshot (config, (const char *const *) before);
+  g_clear_error (&error);
+
+  g_assert_false (kvev_config_load_key_file (config, trailing, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  assert_snapshot (config, (const char *const *) before);
+}
+
+/* The key file's escapes are undone as GKeyFile documents them. */
+static void
+test_key_file_escapes (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GKeyFile) key_file
+      = key_file_new_from ("[kv_events]\n"
+                           "kv_events_topic=\\sa\\tb\\nc\\rd\\\\e\\s\n"
+                           "kv_events_model_name=m\xc3\xa9\n");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (config->topic, ==, " a\tb\nc\rd\\e ");
+  g_assert_cmpstr (config->model_name, ==, "m\xc3\xa9");
 }
 
 static void
@@ -1502,6 +1537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/key-file-missing-group", test_key_file_missing_group);
   g_test_add_func ("/kvevents/config/key-file-empty-group", test_key_file_empty_group);
   g_test_add_func ("/kvevents/config/key-file-custom-group", test_key_file_custom_group);
+  g_test_add_func ("/kvevents/config/key-file-escapes", test_key_file_escapes);
   g_test_add_func ("/kvevents/config/option-group-parse", test_option_group_parse);
   g_test_add_func ("/kvevents/config/option-group-all-or-nothing",
                    test_option_group_all_or_nothing);
