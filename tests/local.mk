@@ -90,3 +90,23 @@ tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 EXTRA_DIST += tests/tap.sh
+
+# ThreadSanitizer cannot see GLib's locks (futexes inside the
+# uninstrumented libglib), so a --enable-tsan build preloads into every
+# test a shim that annotates them, built without the sanitizer since it
+# lands in shells and Python too, and reads tests/tsan.supp for libzmq's
+# internals.  See both files for why.
+EXTRA_DIST += tests/tsan-glib.c tests/tsan.supp
+if KVEV_TSAN
+check_DATA = tests/tsan-glib.so
+CLEANFILES += tests/tsan-glib.so
+tests/tsan-glib.so: tests/tsan-glib.c
+	$(AM_V_CC)$(MKDIR_P) tests && \
+	$(CC) -shared -fPIC -O1 $(GLIB_CFLAGS) -o $@ $(srcdir)/tests/tsan-glib.c -ldl
+AM_TESTS_ENVIRONMENT += \
+	G_SLICE=always-malloc; export G_SLICE; \
+	LD_PRELOAD="$(abs_top_builddir)/tests/tsan-glib.so$${LD_PRELOAD:+:$$LD_PRELOAD}"; \
+	export LD_PRELOAD; \
+	TSAN_OPTIONS="$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}:suppressions=$(abs_top_srcdir)/tests/tsan.supp"; \
+	export TSAN_OPTIONS;
+endif

@@ -64,10 +64,8 @@ EXTRA_DIST += \
 	%reldir%/decode.dict \
 	%reldir%/make-corpus.py \
 	%reldir%/README
-# The CI scripts for fuzzing and the sanitizers, ThreadSanitizer's
-# suppressions and the GLib lock annotations that .ci/sanitizers preloads
-# in the TSan build (see tests/tsan.supp for why).
-EXTRA_DIST += .ci/fuzz .ci/sanitizers .ci/tsan-glib.c tests/tsan.supp
+# The CI scripts for fuzzing and the sanitizers.
+EXTRA_DIST += .ci/fuzz .ci/sanitizers
 
 if KVEV_FUZZING
 # Sanitizers the fuzzers run with; e.g. `make fuzz KVEV_FUZZ_SANITIZE=undefined`

@@ -1,5 +1,5 @@
 /* tsan-glib.c: tells ThreadSanitizer about GLib's locks, for make check
- * in a --enable-tsan build (.ci/sanitizers preloads it with LD_PRELOAD).
+ * in a --enable-tsan build, which preloads it with LD_PRELOAD (tests/local.mk).
  *
  * Why: on Linux GMutex, GCond and g_once are built on raw futex system
  * calls and atomics inside libglib-2.0.so, which is not instrumented.
