@@ -33,8 +33,9 @@ void kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n);
 
 /* Waits for at least one event, then takes up to max in queue order.
  * Finding the queue empty, it first naps up to nap_us (0: not at all)
- * while producers push without waking it, and only then sleeps until a
- * push, kvev_queue_wake() or kvev_queue_stop() wakes it.
+ * while producers push without waking it (kvev_queue_wake() ends the nap
+ * early), and only then sleeps until a push or kvev_queue_stop() wakes
+ * it.
  * *reserved_gaps receives the sequence numbers reserved by drops since the
  * previous pop: the next message must skip that many.  Returns 0 once
  * kvev_queue_stop() was called and every event before it was taken. */
