@@ -10,7 +10,7 @@ err=${TMPDIR:-/tmp}/test-bench.$$.err
 trap 'rm -f "$out" "$err"' EXIT
 
 keys='"tool": "version": "settings": "system": "hot": "encode": "e2e": "memory": "latency": "targets": "process":'
-figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99":'
+figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99":'
 
 set -- $keys
 n_keys=$#

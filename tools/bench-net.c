@@ -1030,6 +1030,65 @@ measure_wake_lateness (BenchSection *section, guint n)
   bench_section_set_info (section, "wake_lateness_p99_us", percentile (late, 0.99) / 1e3);
 }
 
+/* One spinning thread per CPU: the gaps between its clock reads are the
+ * time its CPU was taken from it. */
+typedef struct
+{
+  gint64 t_end;
+  guint over_1ms;
+  gint64 longest;
+} StallProbe;
+
+static gpointer
+stall_probe_main (gpointer data)
+{
+  StallProbe *probe = data;
+  gint64 last = bench_now_ns ();
+  gint64 now;
+
+  do
+    {
+      now = bench_now_ns ();
+      if (now - last > 1000000)
+        probe->over_1ms++;
+      probe->longest = MAX (probe->longest, now - last);
+      last = now;
+    }
+  while (now < probe->t_end);
+  return NULL;
+}
+
+/* How often a busy CPU here stops for over a millisecond, with every CPU
+ * busy as in the paced phases.  On a shared host this, not the
+ * publisher, can decide a p99: at 50 % of capacity one such stall in a
+ * run holds back about as many events as the slowest 1 % of the run. */
+static void
+measure_cpu_stalls (BenchSection *section, guint duration_ms)
+{
+  guint n = CLAMP (g_get_num_processors (), 1, 16);
+  g_autofree StallProbe *probes = g_new0 (StallProbe, n);
+  g_autofree GThread **threads = g_new (GThread *, n);
+  gint64 t_end = bench_now_ns () + (gint64) duration_ms * 1000000;
+  guint over_1ms = 0;
+  gint64 longest = 0;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      probes[i].t_end = t_end;
+      threads[i] = g_thread_new ("bench-stalls", stall_probe_main, &probes[i]);
+    }
+  for (i = 0; i < n; i++)
+    {
+      g_thread_join (threads[i]);
+      over_1ms += probes[i].over_1ms;
+      longest = MAX (longest, probes[i].longest);
+    }
+  bench_section_set_info (section, "cpu_stalls_over_1ms_per_s",
+                          over_1ms * 1000.0 / ((double) duration_ms * n));
+  bench_section_set_info (section, "cpu_longest_stall_us", longest / 1e3);
+}
+
 static const guint loads[] = { 10, 50, 90 };
 static const char *const quantile_names[] = { "p50", "p99", "p999" };
 
@@ -1245,6 +1304,10 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
                   note_latency (lat_figures[l]);
                 }
             }
+          /* After the phases: a second of every CPU spinning must not
+           * be what the first phase meets. */
+          if (ok)
+            measure_cpu_stalls (lat_section, settings->smoke ? 50 : 1000);
         }
 
       peak_kib = sub_finish (net.sub);

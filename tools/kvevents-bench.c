@@ -168,6 +168,7 @@ worst_encode_ratio (const BenchReport *report, guint batch)
 static void
 add_targets (BenchReport *report)
 {
+  BenchSection *section;
   BenchFigure *figure;
   double drops = NAN;
   char *basis;
@@ -216,12 +217,15 @@ add_targets (BenchReport *report)
                                /* xgettext:no-c-format */
                                _("Drops at 50% of capacity, every run"), drops, BENCH_AT_MOST, 0,
                                _("events"), _("sum over the runs, subscriber's count"));
+      section = bench_report_find_section (report, "latency");
       basis = g_strdup_printf (
           _("median over the runs; raw ZeroMQ %.0f us; a sleeping thread wakes %.0f us late "
-            "at p99 here"),
+            "at p99 here, and a busy CPU stops for over 1 ms %.1f times a second (longest "
+            "%.1f ms)"),
           value_of (report, "latency", "tcp.load50.raw.p99_us"),
-          bench_section_get_info (bench_report_find_section (report, "latency"),
-                                  "wake_lateness_p99_us"));
+          bench_section_get_info (section, "wake_lateness_p99_us"),
+          bench_section_get_info (section, "cpu_stalls_over_1ms_per_s"),
+          bench_section_get_info (section, "cpu_longest_stall_us") / 1e3);
       bench_report_add_target (
           report, "latency.load50.p99",
           /* xgettext:no-c-format */
