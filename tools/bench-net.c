@@ -1065,8 +1065,8 @@ stall_probe_main (gpointer data)
 
 /* How often a busy CPU here stops for over a millisecond, with every CPU
  * busy as in the paced phases.  On a shared host this, not the
- * publisher, can decide a p99: at 50 % of capacity one such stall in a
- * run holds back about as many events as the slowest 1 % of the run. */
+ * publisher, can decide a p99: at 50 % of capacity one stop of a few
+ * milliseconds in a 300 ms run holds back about its slowest 1 %. */
 static void
 measure_cpu_stalls (BenchSection *section, guint duration_ms)
 {
