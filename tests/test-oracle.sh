@@ -129,8 +129,8 @@ if run tiny "$MASTER" 4 --kv-events-queue-capacity=1; then
   ok "a master with a one-event queue ran"
   dropped=$(field "$dir/tiny.stats" dropped_events)
   lost=$(field "$dir/tiny.summary" lost_events)
-  missing=$(field "$dir/tiny.summary" missing_messages)
-  echo "# dropped_events $dropped, event_id holes $lost events, sequence gaps $missing messages"
+  missing=$(field "$dir/tiny.summary" skipped_sequence_numbers)
+  echo "# dropped_events $dropped, event_id holes $lost events, sequence gaps skip $missing numbers"
   if test "$dropped" -gt 0; then
     ok "the tiny queue dropped events"
     check "event_id holes add up to dropped_events" test "$lost" = "$dropped"

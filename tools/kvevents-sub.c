@@ -39,7 +39,7 @@ typedef struct
   guint64 by_kind[KVT_N_EVENT_KINDS];
   guint64 bad_events;
   guint64 sequence_gaps;
-  guint64 missing_messages;
+  guint64 skipped_sequence_numbers;
   guint64 restarts;
   guint64 event_id_holes;
   guint64 lost_events;
@@ -130,15 +130,20 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
     {
       guint64 missing = sequence - source->last_sequence - 1;
 
+      /* The wire cannot say which: the publisher reserves a number for
+       * every event its full queue dropped, and a failed send or a
+       * subscriber's full pipe loses a whole message. */
       if (missing > 0)
         {
           sub->summary.sequence_gaps++;
-          sub->summary.missing_messages += missing;
+          sub->summary.skipped_sequence_numbers += missing;
           report (sub, source,
                   g_dngettext (
                       GETTEXT_PACKAGE,
-                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " message lost",
-                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " messages lost",
+                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
+                      " number skipped (a lost message or an event the publisher dropped)",
+                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
+                      " numbers skipped (lost messages or events the publisher dropped)",
                       (gulong) MIN (missing, G_MAXULONG)),
                   source->last_sequence, sequence, missing);
         }
@@ -253,8 +258,8 @@ print_summary (const Summary *summary)
                  ", cleared %" PRIu64 ")\n"),
               summary->events, summary->by_kind[KVT_EVENT_STORED],
               summary->by_kind[KVT_EVENT_REMOVED], summary->by_kind[KVT_EVENT_CLEARED]);
-  g_printerr (_ ("  sequence gaps:   %" PRIu64 " (%" PRIu64 " messages missing)\n"),
-              summary->sequence_gaps, summary->missing_messages);
+  g_printerr (_ ("  sequence gaps:   %" PRIu64 " (%" PRIu64 " numbers skipped)\n"),
+              summary->sequence_gaps, summary->skipped_sequence_numbers);
   g_printerr (_ ("  restarts:        %" PRIu64 "\n"), summary->restarts);
   g_printerr (
       _ ("  event_id holes:  %" PRIu64 " (%" PRIu64 " events lost, %" PRIu64 " times backwards)\n"),
@@ -281,7 +286,7 @@ write_summary_json (const Summary *summary, const char *path, GError **error)
   FIELD ("bad_events", summary->bad_events);
   FIELD ("decode_errors", summary->malformed_messages + summary->bad_events);
   FIELD ("sequence_gaps", summary->sequence_gaps);
-  FIELD ("missing_messages", summary->missing_messages);
+  FIELD ("skipped_sequence_numbers", summary->skipped_sequence_numbers);
   FIELD ("restarts", summary->restarts);
   FIELD ("event_id_holes", summary->event_id_holes);
   FIELD ("lost_events", summary->lost_events);
