@@ -780,17 +780,16 @@ option_pre_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_G
   return TRUE;
 }
 
-static gboolean
-option_post_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
-                   gpointer data, GError **error G_GNUC_UNUSED)
-{
-  OptionGroupData *group_data = data;
-
-  g_clear_pointer (&group_data->before, kvev_config_free);
-  return TRUE;
-}
-
-/* Called for every group when any option of the command line is bad. */
+/* Called for every group when any option of the command line is bad, or
+ * when any group's hook fails: puts the snapshot back.  No post-parse
+ * hook drops the snapshot, because GLib runs the main group's post-parse
+ * hook after ours and the parse fails when that one does.  The snapshot
+ * lives until the next parse or the group's end.  What this leaves: a
+ * second parse of the same context that fails in an earlier group's
+ * pre-parse hook, before ours took a new snapshot, would put back the
+ * values from before the first parse.  GLib has no hook for "the parse
+ * is over", and a main group that validates in its post-parse hook is
+ * far more common than that. */
 static void
 option_parse_failed (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
                      gpointer data, GError **error G_GNUC_UNUSED)
@@ -855,7 +854,7 @@ kvev_config_option_group (KvevConfig *config)
                               N_ ("Show KV event publisher options"), group_data,
                               option_group_data_free);
   g_option_group_set_translate_func (group, option_translate, NULL, NULL);
-  g_option_group_set_parse_hooks (group, option_pre_parse, option_post_parse);
+  g_option_group_set_parse_hooks (group, option_pre_parse, NULL);
   g_option_group_set_error_hook (group, option_parse_failed);
 
   memset (entries, 0, sizeof entries);

@@ -1107,6 +1107,41 @@ test_option_group_all_or_nothing (void)
   }
 }
 
+static gboolean
+main_group_refuses (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
+                    gpointer data G_GNUC_UNUSED, GError **error)
+{
+  g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "the program says no");
+  return FALSE;
+}
+
+/* GLib runs the main group's post-parse hook after every added group's:
+ * when the program's own check fails there, our values go back too. */
+static void
+test_option_group_main_hook_fails (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) before = NULL;
+  GOptionGroup *main_group = g_option_group_new ("master", "", "", NULL, NULL);
+  static const char *const args[]
+      = { "master", "--kv-events-dp-rank=7", "--kv-events-topic=new", NULL };
+  g_auto (GStrv) owned = g_strdupv ((char **) args);
+  g_autofree char **argv = g_memdup2 (owned, sizeof args);
+  char **argv_ptr = argv;
+  int argc = 3;
+
+  g_assert_true (kvev_config_set (config, "kv_events_topic", "t", NULL));
+  before = snapshot (config);
+  g_option_group_set_parse_hooks (main_group, NULL, main_group_refuses);
+  g_option_context_set_main_group (context, main_group);
+  g_option_context_add_group (context, kvev_config_option_group (config));
+  g_assert_false (g_option_context_parse (context, &argc, &argv_ptr, &error));
+  g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED);
+  assert_snapshot (config, (const char *const *) before);
+}
+
 static void
 test_option_group_help (void)
 {
@@ -1544,6 +1579,8 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/option-group-booleans", test_option_group_booleans);
   g_test_add_func ("/kvevents/config/option-group-every-flag", test_option_group_every_flag);
   g_test_add_func ("/kvevents/config/option-group-bad-value", test_option_group_bad_value);
+  g_test_add_func ("/kvevents/config/option-group-main-hook-fails",
+                   test_option_group_main_hook_fails);
   g_test_add_func ("/kvevents/config/option-group-help", test_option_group_help);
   g_test_add_func ("/kvevents/config/validate-disabled", test_validate_disabled);
   g_test_add_func ("/kvevents/config/validate-incomplete", test_validate_incomplete);
