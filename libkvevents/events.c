@@ -250,8 +250,11 @@ void
 kvev_clear_skipped (KvevClearScope *scope, KvevSkipReason reason)
 {
   g_return_if_fail (scope != NULL);
-  g_return_if_fail ((guint) reason < KVEV_N_SKIP_REASONS);
 
+  /* Every skip holds the cleared back, also one for a reason newer than
+   * this library (the enum only grows): it counts as OTHER. */
+  if ((guint) reason >= KVEV_N_SKIP_REASONS)
+    reason = KVEV_SKIP_OTHER;
   scope->skipped_objects++;
   if (scope->publisher->enabled)
     kvev_counter_add (&scope->publisher->skipped_by_reason[reason], 1);

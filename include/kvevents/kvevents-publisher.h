@@ -239,7 +239,8 @@ KVEV_API void kvev_clear_object_removed (KvevClearScope *scope,
  * @reason: why the object stayed.
  *
  * The removal loop skipped an object; cleared will not be published.
- * Counted per reason in the statistics.
+ * Counted per reason in the statistics; a reason this library does not
+ * know (from a newer header) counts as %KVEV_SKIP_OTHER.
  */
 KVEV_API void kvev_clear_skipped (KvevClearScope *scope,
                                   KvevSkipReason reason);
