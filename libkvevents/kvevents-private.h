@@ -24,6 +24,10 @@ const char *kvev_gettext (const char *msgid) G_GNUC_FORMAT (1);
 #define _(String) kvev_gettext (String)
 #define N_(String) (String)
 
+/* g_thread_try_new() for the library's own threads: see thread.c. */
+GThread *kvev_thread_try_new (const char *name, GThreadFunc func, gpointer data,
+                              GError **error);
+
 /* Keys longer than this are refused: a Store key is a name, not a value. */
 #define KVEV_MAX_KEY_LEN (1024 * 1024)
 

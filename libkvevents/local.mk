@@ -23,6 +23,7 @@ kvev_library_sources = \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
 	%reldir%/events.c \
+	%reldir%/thread.c \
 	%reldir%/security.h \
 	%reldir%/security.c \
 	%reldir%/transport.h

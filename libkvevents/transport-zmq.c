@@ -264,8 +264,8 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
     g_set_error_literal (&thread_error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
                          "Resource temporarily unavailable");
   else
-    transport->worker = g_thread_try_new ("kvev-publisher", worker_main, transport,
-                                          &thread_error);
+    transport->worker = kvev_thread_try_new ("kvev-publisher", worker_main, transport,
+                                             &thread_error);
   if (transport->worker == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,

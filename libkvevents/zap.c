@@ -5,6 +5,7 @@
  */
 #include "zap.h"
 
+#include <errno.h>
 #include <string.h>
 #include <zmq.h>
 
@@ -38,8 +39,20 @@ frame_dup (zmq_msg_t *frame)
   return g_strndup (zmq_msg_data (frame), zmq_msg_size (frame));
 }
 
+static void
+request_clear (ZapRequest *request)
+{
+  guint i;
+
+  for (i = 0; i < request->n_frames; i++)
+    zmq_msg_close (&request->frames[i]);
+  request->n_frames = 0;
+}
+
 /* Receives one whole request; extra frames are read and ignored.  FALSE
- * when the context is terminating. */
+ * only when the context is terminating: with no handler bound, libzmq
+ * would admit every peer, so nothing else may end the loop.  The thread
+ * blocks signals, but a stray EINTR is still no reason to leave. */
 static gboolean
 receive_request (void *socket, ZapRequest *request)
 {
@@ -54,7 +67,14 @@ receive_request (void *socket, ZapRequest *request)
       zmq_msg_init (&frame);
       if (zmq_msg_recv (&frame, socket, 0) < 0)
         {
+          int error = zmq_errno ();
+
           zmq_msg_close (&frame);
+          if (error == EINTR)
+            continue;
+          request_clear (request);
+          if (error != ETERM)
+            g_critical (_("The ZeroMQ authentication handler stopped: %s"), zmq_strerror (error));
           return FALSE;
         }
       if (request->n_frames < ZAP_REQUEST_FRAMES)
@@ -91,19 +111,26 @@ admit (const KvevSecurity *security, ZapRequest *request)
 }
 
 static void
+send_frame (void *socket, const void *data, size_t size, int flags)
+{
+  while (zmq_send (socket, data, size, flags) < 0 && zmq_errno () == EINTR)
+    ;
+}
+
+static void
 send_reply (void *socket, ZapRequest *request, gboolean admitted)
 {
   const char *status = admitted ? "200" : "400";
   const char *text = admitted ? "OK" : "Not allowed";
   zmq_msg_t *request_id = request->n_frames > 1 ? &request->frames[1] : NULL;
 
-  zmq_send (socket, "1.0", 3, ZMQ_SNDMORE);
-  zmq_send (socket, request_id ? zmq_msg_data (request_id) : "",
-            request_id ? zmq_msg_size (request_id) : 0, ZMQ_SNDMORE);
-  zmq_send (socket, status, 3, ZMQ_SNDMORE);
-  zmq_send (socket, text, strlen (text), ZMQ_SNDMORE);
-  zmq_send (socket, "", 0, ZMQ_SNDMORE); /* user id */
-  zmq_send (socket, "", 0, 0);           /* metadata */
+  send_frame (socket, "1.0", 3, ZMQ_SNDMORE);
+  send_frame (socket, request_id ? zmq_msg_data (request_id) : "",
+              request_id ? zmq_msg_size (request_id) : 0, ZMQ_SNDMORE);
+  send_frame (socket, status, 3, ZMQ_SNDMORE);
+  send_frame (socket, text, strlen (text), ZMQ_SNDMORE);
+  send_frame (socket, "", 0, ZMQ_SNDMORE); /* user id */
+  send_frame (socket, "", 0, 0);           /* metadata */
 }
 
 static gpointer
@@ -111,13 +138,11 @@ zap_main (gpointer data)
 {
   KvevZap *zap = data;
   ZapRequest request;
-  guint i;
 
   while (receive_request (zap->socket, &request))
     {
       send_reply (zap->socket, &request, admit (zap->security, &request));
-      for (i = 0; i < request.n_frames; i++)
-        zmq_msg_close (&request.frames[i]);
+      request_clear (&request);
     }
   zmq_close (zap->socket);
   return NULL;
@@ -142,7 +167,7 @@ kvev_zap_start (void *context, const KvevSecurity *security, GError **error)
       return NULL;
     }
   zmq_setsockopt (zap->socket, ZMQ_LINGER, &linger, sizeof linger);
-  zap->thread = g_thread_try_new ("kvev-zap", zap_main, zap, &thread_error);
+  zap->thread = kvev_thread_try_new ("kvev-zap", zap_main, zap, &thread_error);
   if (zap->thread == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,

@@ -12,6 +12,11 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 static char *key_dir;
 
@@ -290,21 +295,16 @@ test_curve_any_client (void)
   test_sub_free (plain);
 }
 
+/* With the allow-list at 127.0.0.1, a subscriber from there is served
+ * and one from 127.0.0.2 is not; both connect now. */
 static void
-test_address_allow_list (void)
+assert_only_local_admitted (KvevPublisher *publisher)
 {
-  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
-  g_autoptr (KvevPublisher) publisher = NULL;
-  g_autoptr (GError) error = NULL;
+  const char *endpoint = kvev_publisher_get_endpoint (publisher);
   g_autoptr (TestMessage) first = NULL;
   g_autofree char *from_other = NULL;
   TestSub *local, *other;
-  const char *endpoint;
 
-  set (config, "kv_events_allowed_addresses", "127.0.0.1");
-  publisher = kvev_publisher_new (config, &error);
-  g_assert_no_error (error);
-  endpoint = kvev_publisher_get_endpoint (publisher);
   /* ZeroMQ's "tcp://SOURCE;DESTINATION" binds the subscriber's side. */
   from_other = g_strdup_printf ("tcp://127.0.0.2:0;%s", endpoint + strlen ("tcp://"));
   other = test_sub_new (from_other);
@@ -316,6 +316,97 @@ test_address_allow_list (void)
   test_sub_free (local);
   test_sub_free (other);
 }
+
+static void
+test_address_allow_list (void)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+
+  set (config, "kv_events_allowed_addresses", "127.0.0.1");
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  assert_only_local_admitted (publisher);
+}
+
+#ifdef __linux__
+static void
+on_signal (int signum G_GNUC_UNUSED)
+{
+}
+
+/* The thread of this process whose name is @name, or 0. */
+static pid_t
+find_thread_now (const char *name)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *tid;
+
+  while (dir != NULL && (tid = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/self/task/%s/comm", tid);
+      g_autofree char *comm = NULL;
+
+      if (g_file_get_contents (path, &comm, NULL, NULL) && strcmp (g_strchomp (comm), name) == 0)
+        return (pid_t) g_ascii_strtoll (tid, NULL, 10);
+    }
+  return 0;
+}
+
+/* A new thread names itself once it runs: give it a few seconds. */
+static pid_t
+find_thread (const char *name)
+{
+  pid_t tid = 0;
+  guint i;
+
+  for (i = 0; i < 500 && (tid = find_thread_now (name)) == 0; i++)
+    g_usleep (10000);
+  return tid;
+}
+
+/* A signal for the master must not reach the library's threads.  When
+ * it reached the ZAP handler, its blocking receive failed with EINTR, the
+ * handler left, and libzmq, finding no handler, let every peer in. */
+static void
+test_signals_spare_library_threads (void)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (GError) error = NULL;
+  KvevPublisher *publisher;
+  struct sigaction action = { 0 }, saved;
+  pid_t zap, worker;
+
+  /* Without SA_RESTART, as GLib's own g_unix_signal_add() installs. */
+  action.sa_handler = on_signal;
+  sigemptyset (&action.sa_mask);
+  g_assert_cmpint (sigaction (SIGUSR1, &action, &saved), ==, 0);
+
+  set (config, "kv_events_allowed_addresses", "127.0.0.1");
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  zap = find_thread ("kvev-zap");
+  worker = find_thread ("kvev-publisher");
+  if (zap == 0 || worker == 0)
+    {
+      g_test_skip ("/proc/self/task does not name the library's threads");
+      kvev_publisher_free (publisher);
+      sigaction (SIGUSR1, &saved, NULL);
+      return;
+    }
+  g_assert_cmpint (syscall (SYS_tgkill, getpid (), zap, SIGUSR1), ==, 0);
+  g_assert_cmpint (syscall (SYS_tgkill, getpid (), worker, SIGUSR1), ==, 0);
+  g_usleep (100000);
+  g_assert_cmpint (find_thread_now ("kvev-zap"), ==, zap);
+
+  /* Both connect after the signals, so both go through the handler. */
+  assert_only_local_admitted (publisher);
+  /* The signals are still pending on the threads; they end with them. */
+  kvev_publisher_free (publisher);
+  g_assert_cmpint (sigaction (SIGUSR1, &saved, NULL), ==, 0);
+}
+#endif
 
 #endif
 
@@ -338,6 +429,10 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/security/curve-allowed-clients", test_curve_allowed_clients);
   g_test_add_func ("/kvevents/security/curve-any-client", test_curve_any_client);
   g_test_add_func ("/kvevents/security/address-allow-list", test_address_allow_list);
+#ifdef __linux__
+  g_test_add_func ("/kvevents/security/signals-spare-library-threads",
+                   test_signals_spare_library_threads);
+#endif
 #endif
 
   status = g_test_run ();
