@@ -219,7 +219,8 @@ add_targets (BenchReport *report)
                                _("events"), _("sum over the runs, subscriber's count"));
       section = bench_report_find_section (report, "latency");
       basis = g_strdup_printf (
-          _("median over the runs; raw ZeroMQ %.0f us; a sleeping thread wakes %.0f us late "
+          _("median over the runs; raw ZeroMQ batched by the producer %.0f us; a sleeping "
+            "thread wakes %.0f us late "
             "at p99 here, and a busy CPU stops for over 1 ms %.1f times a second (longest "
             "%.1f ms)"),
           value_of (report, "latency", "tcp.load50.raw.p99_us"),
