@@ -126,7 +126,13 @@ KVEV_API GOptionGroup *kvev_config_option_group (KvevConfig *config);
  * An enabled one needs a bind endpoint and a backend id
  * (%KVEV_ERROR_INCOMPLETE otherwise, naming the flag), and an endpoint of
  * the form tcp://HOST:PORT, ipc://PATH or inproc://NAME
- * (%KVEV_ERROR_INVALID_VALUE otherwise).
+ * (%KVEV_ERROR_INVALID_VALUE otherwise).  The security flags are loaded
+ * and checked here too: an allowed-clients file without a secret key
+ * file is %KVEV_ERROR_INCOMPLETE; a key file that cannot be read, holds
+ * no valid key or gives group or others any permission, a malformed
+ * address entry, an address list on an endpoint other than tcp://, and
+ * a context string (backend id, model, salt, LoRA) that is not UTF-8 are
+ * %KVEV_ERROR_INVALID_VALUE.
  *
  * Returns: %TRUE when a publisher can be created from @config.
  */
