@@ -18,7 +18,7 @@ KEYGEN=$top_builddir/tools/kvevents-keygen
 PUB=$top_builddir/tools/kvevents-pub
 SUB=$top_builddir/tools/kvevents-sub
 
-TOTAL=33
+TOTAL=35
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # mode FILE: the permissions as ls shows them, such as -rw-------.
@@ -97,6 +97,22 @@ check "--force writes new keys" \
   sh -c "! cmp -s '$dir/server.key' '$dir/saved-server.key' && cmp -s '$dir/force.out' '$dir/server.pub'"
 check "--force makes the secret key 0600 again" test "$(mode "$dir/server.key")" = "-rw-------"
 check "--force leaves no temporary file" no_temporary "$dir/server"
+
+# --force that cannot finish leaves the old pair whole: a PREFIX.key that
+# cannot be replaced (a directory) fails after PREFIX.pub was renamed
+# into place, which is then put back.
+cp "$dir/server.pub" "$dir/stuck.pub"
+mkdir "$dir/stuck.key"
+"$KEYGEN" --force "$dir/stuck" >/dev/null 2>"$dir/stuck.err"
+check "--force that cannot replace PREFIX.key fails and puts PREFIX.pub back" \
+  sh -c "test $? = 1 && cmp -s '$dir/server.pub' '$dir/stuck.pub' && test -d '$dir/stuck.key' &&
+         grep -q 'stuck.key' '$dir/stuck.err'"
+mkdir "$dir/blocked.pub"
+echo "old secret" >"$dir/blocked.key"
+"$KEYGEN" --force "$dir/blocked" >/dev/null 2>&1
+check "--force that cannot replace PREFIX.pub keeps the old PREFIX.key" \
+  sh -c "test $? = 1 && test \"\$(cat '$dir/blocked.key')\" = 'old secret' &&
+         test -d '$dir/blocked.pub' && test -z \"\$(ls '$dir' | grep '^blocked\.\(key\|pub\)\.')\""
 
 echo "precious" >"$dir/precious"
 ln -s "$dir/precious" "$dir/link.key"

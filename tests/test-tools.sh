@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=49; else TOTAL=23; fi
+if test "$have_zmq" = 1; then TOTAL=53; else TOTAL=25; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # field FILE NAME: one value of a flat JSON object.
@@ -91,6 +91,14 @@ check "an enabled configuration without an endpoint is a usage error" test $? = 
 printf '[kv_events]\nkv_events_dp_rnak=1\n' >"$dir/bad.conf"
 "$PUB" --config="$dir/bad.conf" </dev/null >/dev/null 2>"$dir/bad-conf.err"
 check "--config reports an unknown key" test $? = 2 -a -s "$dir/bad-conf.err"
+"$PUB" --input="$dir" >/dev/null 2>"$dir/unreadable.err"
+check "an input that cannot be read fails (status 1) also without --strict" \
+  sh -c "test $? = 1 && grep -q 'cannot read' '$dir/unreadable.err'"
+"$PUB" --wait-timeout-ms=-5 </dev/null >/dev/null 2>&1
+status_negative=$?
+"$PUB" --wait-timeout-ms=9223372036854775807 </dev/null >/dev/null 2>&1
+check "--wait-timeout-ms out of 0..2147483647 is a usage error (status 2)" \
+  test "$status_negative/$?" = 2/2
 
 # ---------------------------------------------------------------------------
 # The man pages.
@@ -122,6 +130,24 @@ if test "$have_python" != yes; then
   while test $n -lt $TOTAL; do skip "needs $PYTHON"; done
   exit 0
 fi
+
+# Nothing publishes on these endpoints: kvevents-sub just waits out -T.
+echo "{}" >"$dir/target.json"
+ln -s "$dir/target.json" "$dir/link.json"
+"$SUB" --endpoint="ipc://$dir/quiet.sock" --timeout-ms=100 --quiet --summary-json="$dir/link.json" \
+  </dev/null 2>/dev/null
+check "--summary-json writes through a symbolic link instead of replacing it" \
+  sh -c "test $? = 0 && test -L '$dir/link.json' && grep -q '\"messages\": 0' '$dir/target.json'"
+# A busy loop on a closed standard input would spend the whole 1.5 s on
+# the CPU; a wait spends next to none.
+cpu=$("$PYTHON" -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], input=b"", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(int((usage.ru_utime + usage.ru_stime) * 1000))
+' "$SUB" --endpoint="ipc://$dir/idle.sock" --timeout-ms=1500 --quiet)
+echo "# kvevents-sub used $cpu ms of CPU in 1500 ms with standard input closed"
+check "kvevents-sub waits without spinning when standard input is a closed pipe" test "$cpu" -lt 500
 
 "$PUB" --enable-kv-events --kv-events-bind-endpoint='tcp://127.0.0.1:*' --kv-events-backend-id=tools \
   --kv-events-allowed-addresses=127.0.0.1 --wait-subscribers=1 </dev/null >/dev/null 2>"$dir/guard.err"

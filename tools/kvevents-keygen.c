@@ -165,25 +165,56 @@ key_file_clear (KeyFile *file)
   g_free (file->temporary);
 }
 
+/* Puts back the public key file as it was before a failed --force run
+ * replaced it: old_public is its former text, or NULL if it had none. */
+static void
+restore_public (KeyFile *public, const char *secret_path, const char *old_public)
+{
+  g_autoptr (GError) error = NULL;
+  KeyFile again = { g_strdup (public->path), NULL, FALSE };
+  g_autofree char *key = old_public != NULL ? g_strchomp (g_strdup (old_public)) : NULL;
+
+  if (key == NULL)
+    g_unlink (public->path);
+  else if (!key_file_write (&again, key, 0644, TRUE, &error)
+           || !key_file_commit (&again, &error))
+    {
+      g_printerr (_ ("%s: %s; %s no longer matches %s\n"), g_get_prgname (), error->message,
+                  public->path, secret_path);
+      key_file_abandon (&again);
+    }
+  key_file_clear (&again);
+}
+
 /* Writes PREFIX.key (mode 0600) and PREFIX.pub (mode 0644): both, or
- * neither. */
+ * neither.  With --force both are written beside their paths first, and
+ * the public key is renamed into place before the secret key: if the
+ * second rename fails, the old public key, which is no secret and which
+ * was read beforehand, is put back, and the old pair stays whole. */
 static gboolean
 write_pair (const char *prefix, const char *public_key, const char *secret_key, gboolean force,
             GError **error)
 {
   KeyFile secret = { g_strconcat (prefix, ".key", NULL), NULL, FALSE };
   KeyFile public = { g_strconcat (prefix, ".pub", NULL), NULL, FALSE };
+  g_autofree char *old_public = NULL;
   gboolean ok;
 
   ok = key_file_write (&secret, secret_key, 0600, force, error)
-       && key_file_write (&public, public_key, 0644, force, error)
-       && key_file_commit (&secret, error) && key_file_commit (&public, error);
+       && key_file_write (&public, public_key, 0644, force, error);
+  if (ok && force && g_file_test (public.path, G_FILE_TEST_EXISTS))
+    ok = g_file_get_contents (public.path, &old_public, NULL, error);
+  ok = ok && key_file_commit (&public, error);
+  if (ok && !key_file_commit (&secret, error))
+    {
+      ok = FALSE;
+      restore_public (&public, secret.path, old_public);
+      /* Committed, then put back: not ours to remove any more. */
+      public.created = FALSE;
+    }
   if (!ok)
     {
-      /* A secret key already renamed into place stays: the old one is
-       * gone either way. */
-      if (secret.temporary != NULL || !force)
-        key_file_abandon (&secret);
+      key_file_abandon (&secret);
       key_file_abandon (&public);
     }
   else

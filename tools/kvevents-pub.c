@@ -403,9 +403,11 @@ run_line (Pub *pub, char *line, gsize len, GError **error)
 }
 
 /* Runs every line of input.  Returns the number of bad lines; with strict
- * it stops at the first. */
+ * it stops at the first.  *read_failed says whether the input ended
+ * early, which is a failure also without strict: a cut-short script must
+ * not look like a finished one. */
 static guint
-run_input (Pub *pub, FILE *input, gboolean strict)
+run_input (Pub *pub, FILE *input, gboolean strict, gboolean *read_failed)
 {
   g_autofree char *line = NULL;
   size_t size = 0;
@@ -424,7 +426,8 @@ run_input (Pub *pub, FILE *input, gboolean strict)
       if (strict)
         return bad;
     }
-  if (ferror (input))
+  *read_failed = ferror (input) != 0;
+  if (*read_failed)
     {
       g_printerr (_ ("%s: cannot read: %s\n"), pub->input_name, g_strerror (errno));
       bad++;
@@ -475,10 +478,11 @@ main (int argc, char **argv)
   g_autofree char *enabled = NULL;
   gboolean strict = FALSE, stats = FALSE, version = FALSE;
   gint wait_subscribers = 0;
-  gint64 wait_timeout_ms = -1;
+  gint64 wait_timeout_ms = G_MININT64; /* not given: no bound */
   guint64 close_timeout_ms;
   FILE *input = stdin;
   Pub pub = { 0 };
+  gboolean read_failed = FALSE;
   guint bad;
   int status = KVT_EXIT_OK;
   const GOptionEntry entries[] = {
@@ -543,6 +547,15 @@ main (int argc, char **argv)
       g_printerr (_ ("%s: --wait-subscribers takes a number of at least 0\n"), g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
+  /* Bounded so that the deadline in microseconds cannot overflow. */
+  if (wait_timeout_ms != G_MININT64 && (wait_timeout_ms < 0 || wait_timeout_ms > G_MAXINT))
+    {
+      g_printerr (_ ("%s: --wait-timeout-ms takes a number from 0 to %d\n"), g_get_prgname (),
+                  G_MAXINT);
+      return KVT_EXIT_USAGE;
+    }
+  if (wait_timeout_ms == G_MININT64)
+    wait_timeout_ms = -1;
   if (!kvev_config_validate (config, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
@@ -593,7 +606,7 @@ main (int argc, char **argv)
   }
   pub.publisher = publisher;
 
-  bad = run_input (&pub, input, strict);
+  bad = run_input (&pub, input, strict, &read_failed);
   if (input != stdin)
     fclose (input);
   if (pub.scope != NULL)
@@ -603,7 +616,7 @@ main (int argc, char **argv)
       kvev_clear_end (g_steal_pointer (&pub.scope));
       bad++;
     }
-  if (bad > 0 && strict)
+  if ((bad > 0 && strict) || read_failed)
     status = KVT_EXIT_FAILURE;
 
   /* Everything accepted goes out before the statistics are read. */

@@ -269,10 +269,15 @@ print_summary (const Summary *summary)
               summary->bad_events);
 }
 
+/* Written in place, not replaced: the path may be a symbolic link, a
+ * FIFO or /dev/stdout, which a write-and-rename would replace. */
 static gboolean
 write_summary_json (const Summary *summary, const char *path, GError **error)
 {
   g_autoptr (GString) json = g_string_new ("{");
+  gboolean written;
+  FILE *file;
+  int saved_errno;
 
 #define FIELD(name, value)                                                                         \
   g_string_append_printf (json, "%s\"%s\": %" PRIu64, json->len > 1 ? ", " : "", name,             \
@@ -293,7 +298,19 @@ write_summary_json (const Summary *summary, const char *path, GError **error)
   FIELD ("event_id_backwards", summary->event_id_backwards);
 #undef FIELD
   g_string_append (json, "}\n");
-  return g_file_set_contents (path, json->str, (gssize) json->len, error);
+
+  /* fclose() reports what the buffered write could not flush. */
+  file = g_fopen (path, "w");
+  written = file != NULL && fwrite (json->str, 1, json->len, file) == json->len;
+  saved_errno = errno;
+  if (file != NULL && fclose (file) != 0 && written)
+    {
+      written = FALSE;
+      saved_errno = errno;
+    }
+  if (!written)
+    g_set_error (error, KVT_ERROR, 0, _ ("Cannot write %s: %s"), path, g_strerror (saved_errno));
+  return written;
 }
 
 #ifdef HAVE_ZMQ
@@ -541,9 +558,13 @@ run (Sub *sub, GError **error)
 {
   void *context = zmq_ctx_new ();
   g_autofree zmq_pollitem_t *items = NULL;
+  /* Where each source's monitor is in items, or G_MAXUINT: an item
+   * without a socket would be polled as file descriptor 0, and a closed
+   * pipe on standard input would then never stop being ready. */
+  g_autofree guint *monitor_item = NULL;
   gint64 deadline = -1;
   gboolean ok = TRUE;
-  guint i, n_items;
+  guint i, n_items = 0;
 
   if (context == NULL)
     {
@@ -552,17 +573,29 @@ run (Sub *sub, GError **error)
       return FALSE;
     }
 
-  n_items = sub->sources->len * 2;
-  items = g_new0 (zmq_pollitem_t, n_items);
+  /* The sockets first, at the sources' own indexes. */
+  items = g_new0 (zmq_pollitem_t, sub->sources->len * 2);
+  monitor_item = g_new (guint, sub->sources->len);
   for (i = 0; i < sub->sources->len && ok; i++)
     {
       Source *source = g_ptr_array_index (sub->sources, i);
 
       ok = source_open (sub, context, source, i, error);
-      items[2 * i].socket = source->socket;
-      items[2 * i].events = ZMQ_POLLIN;
-      items[2 * i + 1].socket = source->monitor;
-      items[2 * i + 1].events = source->monitor != NULL ? ZMQ_POLLIN : 0;
+      items[i].socket = source->socket;
+      items[i].events = ZMQ_POLLIN;
+    }
+  n_items = i;
+  for (i = 0; i < sub->sources->len && ok; i++)
+    {
+      Source *source = g_ptr_array_index (sub->sources, i);
+
+      monitor_item[i] = G_MAXUINT;
+      if (source->monitor == NULL)
+        continue;
+      monitor_item[i] = n_items;
+      items[n_items].socket = source->monitor;
+      items[n_items].events = ZMQ_POLLIN;
+      n_items++;
     }
 
   if (sub->timeout_ms > 0)
@@ -601,12 +634,12 @@ run (Sub *sub, GError **error)
 
           /* A bounded run per socket keeps one busy publisher from
            * starving the others. */
-          if (items[2 * i].revents & ZMQ_POLLIN)
+          if (items[i].revents & ZMQ_POLLIN)
             while (taken < 256 && !count_reached (sub) && receive_one (sub, source))
               taken++;
           if (taken > 0 && sub->timeout_ms > 0)
             deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
-          if (items[2 * i + 1].revents & ZMQ_POLLIN)
+          if (monitor_item[i] != G_MAXUINT && (items[monitor_item[i]].revents & ZMQ_POLLIN))
             read_monitor (sub, source);
         }
       fflush (stdout);
