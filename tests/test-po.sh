@@ -15,7 +15,11 @@ else
   echo "not ok 1 - zh_CN.po is not clean"; sed 's/^/# /' "$tmp/stats"
 fi
 files=$(sed -e '/^#/d' -e '/^$/d' "$top_srcdir/po/POTFILES.in")
-( cd "$top_srcdir" && xgettext --keyword=_ --keyword=N_ --from-code=UTF-8 -o "$tmp/sources.pot" $files ) 2>"$tmp/xerr"
+# The keywords po/Makevars gives xgettext, so plural messages count too.
+options=$(sed -n -e '/^XGETTEXT_OPTIONS *=/,/[^\\]$/p' "$top_srcdir/po/Makevars" |
+  sed -e 's/^XGETTEXT_OPTIONS *= *//' -e 's/\\$//' | tr '\n\t' '  ')
+# shellcheck disable=SC2086 # word lists
+( cd "$top_srcdir" && xgettext $options -o "$tmp/sources.pot" $files ) 2>"$tmp/xerr"
 if msgcmp "$po" "$tmp/sources.pot" 2>"$tmp/cmp"; then
   echo "ok 2 - every message of po/POTFILES.in is in zh_CN.po"
 else
