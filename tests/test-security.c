@@ -366,6 +366,22 @@ find_thread (const char *name)
   return tid;
 }
 
+/* Whether thread tid of this process blocks signum, from its SigBlk. */
+static gboolean
+thread_blocks (pid_t tid, int signum)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/task/%d/status", (int) tid);
+  g_autofree char *status = NULL;
+  const char *line;
+  guint64 mask;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  line = strstr (status, "\nSigBlk:");
+  g_assert_nonnull (line);
+  mask = g_ascii_strtoull (line + strlen ("\nSigBlk:"), NULL, 16);
+  return (mask >> (signum - 1)) & 1;
+}
+
 /* A signal for the master must not reach the library's threads.  When
  * it reached the ZAP handler, its blocking receive failed with EINTR, the
  * handler left, and libzmq, finding no handler, let every peer in. */
@@ -395,6 +411,10 @@ test_signals_spare_library_threads (void)
       sigaction (SIGUSR1, &saved, NULL);
       return;
     }
+  g_assert_true (thread_blocks (zap, SIGUSR1));
+  g_assert_true (thread_blocks (worker, SIGUSR1));
+  g_assert_true (thread_blocks (worker, SIGTERM));
+  g_assert_false (thread_blocks (worker, SIGSEGV));
   g_assert_cmpint (syscall (SYS_tgkill, getpid (), zap, SIGUSR1), ==, 0);
   g_assert_cmpint (syscall (SYS_tgkill, getpid (), worker, SIGUSR1), ==, 0);
   g_usleep (100000);

@@ -82,8 +82,9 @@ check "kvevents-pub --strict fails at a bad line" test $? = 1
 check "--strict stops at the first bad line" \
   test "$(grep -c 'bad.in:' "$dir/strict.err")" = 1 -a ! -s "$dir/strict.out"
 
-printf 'stored - k1 cpu\n' | "$PUB" >/dev/null 2>"$dir/stdin.err"
-check "kvevents-pub reads standard input" test $? = 0
+printf 'stored - k1 cpu\nstats\n' | "$PUB" >"$dir/stdin.out" 2>"$dir/stdin.err"
+check "kvevents-pub reads standard input" \
+  sh -c "test $? = 0 && grep -q '\"enabled\": false' '$dir/stdin.out'"
 "$PUB" --no-such-option </dev/null >/dev/null 2>&1
 check "an unknown option is a usage error (status 2)" test $? = 2
 "$PUB" --enable-kv-events </dev/null >/dev/null 2>"$dir/incomplete.err"
