@@ -391,13 +391,13 @@ bytes_are_utf8 (const char *s, gsize len)
 }
 
 gboolean
-kvev_event_is_utf8 (const KvevEvent *event)
+kvev_call_is_utf8 (const KvevCall *call)
 {
-  g_return_val_if_fail (event != NULL, FALSE);
+  g_return_val_if_fail (call != NULL, FALSE);
 
-  return bytes_are_utf8 (kvev_event_tenant (event), event->tenant_len)
-         && bytes_are_utf8 (kvev_event_key (event), event->key_len)
-         && bytes_are_utf8 (kvev_event_group (event), event->group_len);
+  return bytes_are_utf8 (kvev_call_tenant (call), call->tenant_len)
+         && bytes_are_utf8 (kvev_call_key (call), call->key_len)
+         && bytes_are_utf8 (kvev_call_group (call), call->group_len);
 }
 
 /* ---- encoding, per batch ----------------------------------------------- */
@@ -591,7 +591,7 @@ prepare_batch (KvevEncoder *encoder, gint64 timestamp_ms, guint types)
  */
 char *
 kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
-                   KvevEvent *const *events, guint n_events, gsize *len)
+                   const KvevEvent *events, guint n_events, gsize *len)
 {
   const char *block;
   const char *scratch;
@@ -613,17 +613,18 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
           + RUN_CHUNK;
   for (i = 0; i < n_events; i++)
     {
-      const KvevEvent *event = events[i];
+      const KvevEvent *event = &events[i];
+      const KvevCall *call = event->call;
 
-      g_return_val_if_fail (event != NULL, NULL);
+      g_return_val_if_fail (call != NULL, NULL);
       g_return_val_if_fail (event->type <= KVEV_EVENT_CLEARED, NULL);
       g_return_val_if_fail (event->type == KVEV_EVENT_CLEARED
                                 || event->medium == KVEV_MEDIA_CPU
                                 || event->medium == KVEV_MEDIA_DISK,
                             NULL);
       types |= 1u << event->type;
-      bound += encoder->types[event->type].bound + event->tenant_len
-               + event->key_len + event->group_len;
+      bound += encoder->types[event->type].bound + call->tenant_len
+               + call->key_len + call->group_len;
     }
   if (bound > G_MAXSIZE)
     g_error ("%s: a batch of %u events is too large to encode", G_STRLOC,
@@ -649,7 +650,8 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
 
   for (i = 0; i < n_events; i++)
     {
-      const KvevEvent *event = events[i];
+      const KvevEvent *event = &events[i];
+      const KvevCall *call = event->call;
       const KvevTypeRuns *runs = &encoder->types[event->type];
       gboolean disk = event->medium == KVEV_MEDIA_DISK;
 
@@ -666,8 +668,8 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
           pos = put_run (pos, block, runs->context);
         }
 
-      if (event->tenant_len > 0)
-        pos = put_bytes (pos, kvev_event_tenant (event), event->tenant_len);
+      if (call->tenant_len > 0)
+        pos = put_bytes (pos, kvev_call_tenant (call), call->tenant_len);
       else
         pos = put_run (pos, block, encoder->default_tenant);
 
@@ -677,10 +679,10 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
           continue;
         }
 
-      if (event->group_len > 0)
+      if (call->group_len > 0)
         {
           pos = put_run (pos, block, runs->tail[disk][1]);
-          pos = put_bytes (pos, kvev_event_group (event), event->group_len);
+          pos = put_bytes (pos, kvev_call_group (call), call->group_len);
           pos = put_run (pos, block, encoder->obj_key);
         }
       else
@@ -689,7 +691,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
         }
       /* An empty key is never queued (the publisher skips keyless
        * events); should one arrive it is an empty str, not absent. */
-      pos = put_bytes (pos, kvev_event_key (event), event->key_len);
+      pos = put_bytes (pos, kvev_call_key (call), call->key_len);
       pos = put_run (pos, block, runs->rest);
     }
 

@@ -19,17 +19,17 @@ typedef struct _KvevEncoder KvevEncoder;
 KvevEncoder *kvev_encoder_new (const KvevConfig *config);
 void kvev_encoder_free (KvevEncoder *encoder);
 
-/* Whether every string of the event is valid UTF-8 (embedded NULs
- * allowed).  An event that is not travels in a message of its own, with
- * its strings as msgpack bin. */
-gboolean kvev_event_is_utf8 (const KvevEvent *event);
+/* Whether every string of the call is valid UTF-8 (embedded NULs
+ * allowed).  Each event of a call that is not travels in a message of its
+ * own, with its strings as msgpack bin. */
+gboolean kvev_call_is_utf8 (const KvevCall *call);
 
 /* Encodes [timestamp_ms, [n_events maps], dp_rank].  Every event map's
  * "timestamp" is timestamp_ms.  Returns a buffer allocated with malloc()
  * (ownership passes to the caller: free() it, or hand it to ZeroMQ with
  * free() as the free function) and its length in *len. */
 char *kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
-                         KvevEvent *const *events, guint n_events,
+                         const KvevEvent *events, guint n_events,
                          gsize *len);
 
 G_END_DECLS

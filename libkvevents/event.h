@@ -1,4 +1,5 @@
-/* event.h: one queued event, as the hot path builds it.
+/* event.h: one publish call's events, as the hot path queues them, and the
+ * one-event view the encoder reads.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -16,46 +17,82 @@ typedef enum
   KVEV_EVENT_CLEARED,
 } KvevEventType;
 
-/* One allocation holds the event and its strings, back to back in
- * strings[]: tenant (tenant_len bytes), then key, then group.  A length
- * of 0 means the wire default: tenant "default", key and group absent
- * (cleared) or group nil.  Strings are not NUL-terminated.  The event_id
- * is assigned under the queue lock when the event is accepted. */
+/* removed and stored for two tiers each: the most one call produces. */
+#define KVEV_MAX_EVENTS_PER_CALL 4
+
+/* One call's events travel through the queue as one item: one allocation
+ * and one push however many tiers the call names, which is what keeps a
+ * two-tier call near the cost of a one-tier call.  The events are, in
+ * order, removed for the tiers in removed (cpu first), then stored for the
+ * tiers in stored; a cleared call is one event and names no tier.
+ *
+ * The strings follow the header, back to back: tenant (tenant_len bytes),
+ * then key, then group.  A length of 0 means the wire default: tenant
+ * "default", key and group absent (cleared) or group nil.  Strings are
+ * not NUL-terminated.
+ *
+ * The header stays at 24 bytes so that a one-tier call with a 40-byte key
+ * still fits malloc's 80-byte chunk. */
 typedef struct
 {
-  guint64 event_id;
+  /* Of the call's first event; the others follow one by one.  Given
+   * under the queue lock when the call is accepted. */
+  guint64 first_event_id;
   guint32 tenant_len;
   guint32 key_len;
   guint32 group_len;
+  guint8 removed; /* KvevMedia */
+  guint8 stored;  /* KvevMedia */
+  guint8 cleared; /* boolean */
+  /* Leading events a full queue dropped: they are gone, the rest is
+   * still queued.  Changed only under the queue lock. */
+  guint8 dropped;
+  char strings[];
+} KvevCall;
+
+/* One event of a call, as it goes into a message. */
+typedef struct
+{
+  const KvevCall *call;
+  guint64 event_id;
   guint8 type;   /* KvevEventType */
   guint8 medium; /* one KvevMedia bit; KVEV_MEDIA_NONE for cleared */
-  char strings[];
 } KvevEvent;
 
 static inline const char *
-kvev_event_tenant (const KvevEvent *event)
+kvev_call_tenant (const KvevCall *call)
 {
-  return event->strings;
+  return call->strings;
 }
 
 static inline const char *
-kvev_event_key (const KvevEvent *event)
+kvev_call_key (const KvevCall *call)
 {
-  return event->strings + event->tenant_len;
+  return call->strings + call->tenant_len;
 }
 
 static inline const char *
-kvev_event_group (const KvevEvent *event)
+kvev_call_group (const KvevCall *call)
 {
-  return event->strings + event->tenant_len + event->key_len;
+  return call->strings + call->tenant_len + call->key_len;
 }
 
-/* Allocates one event with copies of the strings (lengths already
- * checked by the caller); free with g_free(). */
-KvevEvent *kvev_event_new (KvevEventType type, KvevMedia medium,
-                           const char *tenant, gsize tenant_len,
-                           const char *key, gsize key_len, const char *group,
-                           gsize group_len);
+/* Allocates one call with copies of the strings (lengths already checked
+ * by the caller); free with g_free().  removed and stored must not both be
+ * KVEV_MEDIA_NONE. */
+KvevCall *kvev_call_new_keyed (KvevMedia removed, KvevMedia stored,
+                               const char *tenant, gsize tenant_len,
+                               const char *key, gsize key_len,
+                               const char *group, gsize group_len);
+
+KvevCall *kvev_call_new_cleared (const char *tenant, gsize tenant_len);
+
+/* How many events the call made, dropped ones included. */
+guint kvev_call_n_events (const KvevCall *call);
+
+/* Writes the call's events from the index-th on into events, in order;
+ * returns how many. */
+guint kvev_call_events (const KvevCall *call, guint index, KvevEvent *events);
 
 G_END_DECLS
 

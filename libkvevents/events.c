@@ -7,9 +7,6 @@
 
 #include <string.h>
 
-/* removed and stored for two tiers each: the most one call produces. */
-#define KVEV_MAX_EVENTS_PER_CALL 4
-
 struct _KvevClearScope
 {
   KvevPublisher *publisher;
@@ -18,20 +15,22 @@ struct _KvevClearScope
   guint64 skipped_objects;
 };
 
-KvevEvent *
-kvev_event_new (KvevEventType type, KvevMedia medium, const char *tenant,
-                gsize tenant_len, const char *key, gsize key_len,
-                const char *group, gsize group_len)
+static KvevCall *
+call_new (KvevMedia removed, KvevMedia stored, gboolean cleared,
+          const char *tenant, gsize tenant_len, const char *key, gsize key_len,
+          const char *group, gsize group_len)
 {
-  KvevEvent *event = g_malloc (sizeof (KvevEvent) + tenant_len + key_len + group_len);
-  char *strings = event->strings;
+  KvevCall *call = g_malloc (sizeof (KvevCall) + tenant_len + key_len + group_len);
+  char *strings = call->strings;
 
-  event->event_id = 0;
-  event->tenant_len = (guint32) tenant_len;
-  event->key_len = (guint32) key_len;
-  event->group_len = (guint32) group_len;
-  event->type = (guint8) type;
-  event->medium = (guint8) medium;
+  call->first_event_id = 0;
+  call->tenant_len = (guint32) tenant_len;
+  call->key_len = (guint32) key_len;
+  call->group_len = (guint32) group_len;
+  call->removed = (guint8) removed;
+  call->stored = (guint8) stored;
+  call->cleared = (guint8) cleared;
+  call->dropped = 0;
   /* memcpy with a NULL source is undefined even for 0 bytes. */
   if (tenant_len > 0)
     memcpy (strings, tenant, tenant_len);
@@ -39,7 +38,62 @@ kvev_event_new (KvevEventType type, KvevMedia medium, const char *tenant,
     memcpy (strings + tenant_len, key, key_len);
   if (group_len > 0)
     memcpy (strings + tenant_len + key_len, group, group_len);
-  return event;
+  return call;
+}
+
+KvevCall *
+kvev_call_new_keyed (KvevMedia removed, KvevMedia stored, const char *tenant,
+                     gsize tenant_len, const char *key, gsize key_len,
+                     const char *group, gsize group_len)
+{
+  g_assert ((removed | stored) != KVEV_MEDIA_NONE);
+  return call_new (removed, stored, FALSE, tenant, tenant_len, key, key_len,
+                   group, group_len);
+}
+
+KvevCall *
+kvev_call_new_cleared (const char *tenant, gsize tenant_len)
+{
+  return call_new (KVEV_MEDIA_NONE, KVEV_MEDIA_NONE, TRUE, tenant, tenant_len,
+                   NULL, 0, NULL, 0);
+}
+
+static guint
+count_tiers (KvevMedia media)
+{
+  return ((media & KVEV_MEDIA_CPU) != 0) + ((media & KVEV_MEDIA_DISK) != 0);
+}
+
+guint
+kvev_call_n_events (const KvevCall *call)
+{
+  if (call->cleared)
+    return 1;
+  return count_tiers (call->removed) + count_tiers (call->stored);
+}
+
+guint
+kvev_call_events (const KvevCall *call, guint index, KvevEvent *events)
+{
+  KvevEvent all[KVEV_MAX_EVENTS_PER_CALL];
+  guint n = 0, i;
+
+  if (call->cleared)
+    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE };
+  if (call->removed & KVEV_MEDIA_CPU)
+    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_REMOVED, KVEV_MEDIA_CPU };
+  if (call->removed & KVEV_MEDIA_DISK)
+    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_REMOVED, KVEV_MEDIA_DISK };
+  if (call->stored & KVEV_MEDIA_CPU)
+    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_STORED, KVEV_MEDIA_CPU };
+  if (call->stored & KVEV_MEDIA_DISK)
+    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_STORED, KVEV_MEDIA_DISK };
+  for (i = index; i < n; i++)
+    {
+      events[i - index] = all[i];
+      events[i - index].event_id = call->first_event_id + i;
+    }
+  return index < n ? n - index : 0;
 }
 
 /* A refused call on a live publisher is a programmer error that the
@@ -95,38 +149,14 @@ check_media (KvevPublisher *publisher, const char *function, KvevMedia media)
   return TRUE;
 }
 
-/* Appends one event per tier of media, cpu first. */
-static guint
-add_tier_events (KvevEvent **events, guint n, KvevEventType type,
-                 KvevMedia media, const char *tenant_id, gsize tenant_len,
-                 const char *object_key, gsize key_len, const char *group_id,
-                 gsize group_len)
-{
-  if (media & KVEV_MEDIA_CPU)
-    events[n++] = kvev_event_new (type, KVEV_MEDIA_CPU, tenant_id, tenant_len,
-                                  object_key, key_len, group_id, group_len);
-  if (media & KVEV_MEDIA_DISK)
-    events[n++] = kvev_event_new (type, KVEV_MEDIA_DISK, tenant_id, tenant_len,
-                                  object_key, key_len, group_id, group_len);
-  return n;
-}
-
-static guint
-count_tiers (KvevMedia media)
-{
-  return ((media & KVEV_MEDIA_CPU) != 0) + ((media & KVEV_MEDIA_DISK) != 0);
-}
-
 /* The one path every keyed call takes: removed for the tiers in removed,
- * then stored for the tiers in stored, queued as one unit. */
+ * then stored for the tiers in stored, queued as one call. */
 static void
 publish_keyed (KvevPublisher *publisher, const char *function,
                const char *tenant_id, const char *object_key, gssize key_len,
                const char *group_id, KvevMedia removed, KvevMedia stored)
 {
-  KvevEvent *events[KVEV_MAX_EVENTS_PER_CALL];
   gsize tenant_len, key_bytes, group_len;
-  guint n;
 
   if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key,
                       key_len, &key_bytes, group_id, &group_len))
@@ -144,11 +174,10 @@ publish_keyed (KvevPublisher *publisher, const char *function,
       return;
     }
 
-  n = add_tier_events (events, 0, KVEV_EVENT_REMOVED, removed, tenant_id,
-                       tenant_len, object_key, key_bytes, group_id, group_len);
-  n = add_tier_events (events, n, KVEV_EVENT_STORED, stored, tenant_id,
-                       tenant_len, object_key, key_bytes, group_id, group_len);
-  kvev_queue_push (publisher->queue, events, n);
+  kvev_queue_push (publisher->queue,
+                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len,
+                                        object_key, key_bytes, group_id,
+                                        group_len));
 }
 
 void
@@ -196,7 +225,6 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
 void
 kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
 {
-  KvevEvent *event;
   gsize tenant_len;
 
   g_return_if_fail (publisher != NULL);
@@ -211,9 +239,8 @@ kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
     return;
 
   /* cleared is tenant-scoped: emit_object_key does not apply. */
-  event = kvev_event_new (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, tenant_id,
-                          tenant_len, NULL, 0, NULL, 0);
-  kvev_queue_push (publisher->queue, &event, 1);
+  kvev_queue_push (publisher->queue,
+                   kvev_call_new_cleared (tenant_id, tenant_len));
 }
 
 KvevClearScope *

@@ -1,10 +1,15 @@
 /* queue.c: a drop-oldest wrapper around GAsyncQueue.
  *
+ * The GAsyncQueue holds calls (one item per publish call, with all of its
+ * events); capacity, depth and drops count events.  A full queue drops
+ * single events, the oldest first, so the oldest call may be left with
+ * only its later events.
+ *
  * Every count that must agree with the queue's contents (depth, event ids,
  * drops, reserved sequence numbers) changes under the GAsyncQueue's own
  * lock, so no drop can go unreported and ids leave in the order they were
  * given.  The depth is ours: g_async_queue_length() subtracts waiting
- * threads, which makes it useless for a capacity check.
+ * threads and counts calls, which makes it useless for a capacity check.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -77,7 +82,7 @@ queue_unlock (KvevQueue *queue)
 }
 
 /* The consumer's wake-up call; never freed, never counted. */
-static KvevEvent stop_marker;
+static KvevCall stop_marker;
 
 KvevQueue *
 kvev_queue_new (guint32 capacity)
@@ -136,27 +141,46 @@ wait_bell (KvevQueue *queue, gint64 end_time)
   g_mutex_unlock (&queue->bell_lock);
 }
 
-/* Caller holds the lock. */
-static void
-drop_oldest_locked (KvevQueue *queue)
+static guint
+remaining_events (const KvevCall *call)
 {
-  KvevEvent *oldest = g_async_queue_try_pop_unlocked (queue->queue);
+  return kvev_call_n_events (call) - call->dropped;
+}
+
+/* Drops up to max of the oldest queued events, all of them from the oldest
+ * call; returns how many.  Caller holds the lock and knows depth > 0. */
+static guint
+drop_oldest_locked (KvevQueue *queue, guint64 max)
+{
+  KvevCall *oldest = g_async_queue_try_pop_unlocked (queue->queue);
+  guint n;
 
   /* depth > 0 guarantees an item, and the stop marker is only ever last,
    * after which nothing is pushed. */
   g_assert (oldest != NULL && oldest != &stop_marker);
-  g_free (oldest);
-  kvev_counter_set (&queue->depth, queue->depth - 1);
-  kvev_counter_set (&queue->dropped, queue->dropped + 1);
-  queue->reserved_gaps++;
+  n = remaining_events (oldest);
+  if (n > max)
+    {
+      n = (guint) max;
+      oldest->dropped += n;
+      g_async_queue_push_front_unlocked (queue->queue, oldest);
+    }
+  else
+    {
+      g_free (oldest);
+    }
+  kvev_counter_set (&queue->depth, queue->depth - n);
+  kvev_counter_set (&queue->dropped, queue->dropped + n);
+  queue->reserved_gaps += n;
+  return n;
 }
 
 void
-kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
+kvev_queue_push (KvevQueue *queue, KvevCall *call)
 {
-  guint64 id, depth;
+  guint n = kvev_call_n_events (call);
+  guint64 depth;
   gboolean wake;
-  guint i;
 
   queue_lock (queue);
   if (G_UNLIKELY (queue->stopped))
@@ -164,25 +188,26 @@ kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n)
       /* A publish racing with kvev_publisher_free() is a caller error;
        * the marker must stay last, so the events go nowhere. */
       queue_unlock (queue);
-      for (i = 0; i < n; i++)
-        g_free (events[i]);
+      g_free (call);
       return;
     }
-  id = queue->last_event_id;
-  depth = queue->depth;
-  for (i = 0; i < n; i++)
-    {
-      if (queue->capacity != 0 && depth >= queue->capacity)
-        {
-          drop_oldest_locked (queue);
-          depth--;
-        }
-      events[i]->event_id = ++id;
-      g_async_queue_push_unlocked (queue->queue, events[i]);
-      depth++;
-    }
-  kvev_counter_set (&queue->last_event_id, id);
+  call->first_event_id = queue->last_event_id + 1;
+  kvev_counter_set (&queue->last_event_id, queue->last_event_id + n);
   kvev_counter_set (&queue->enqueued, queue->enqueued + n);
+  if (queue->capacity != 0)
+    {
+      while (queue->depth > 0 && queue->depth + n > queue->capacity)
+        drop_oldest_locked (queue, queue->depth + n - queue->capacity);
+      /* A queue smaller than the call keeps only its last events. */
+      if (n > queue->capacity)
+        {
+          call->dropped = (guint8) (n - queue->capacity);
+          kvev_counter_set (&queue->dropped, queue->dropped + call->dropped);
+          queue->reserved_gaps += call->dropped;
+        }
+    }
+  g_async_queue_push_unlocked (queue->queue, call);
+  depth = queue->depth + (n - call->dropped);
   kvev_counter_set (&queue->depth, depth);
   if (depth > queue->high_water)
     kvev_counter_set (&queue->high_water, depth);
@@ -207,13 +232,14 @@ wait_while_held (KvevQueue *queue)
 }
 
 guint
-kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max, gint64 nap_us,
+kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us,
                 guint64 *reserved_gaps)
 {
-  KvevEvent *event;
+  KvevCall *call;
   guint n = 0;
+  guint64 events = 0;
 
-  g_return_val_if_fail (max > 0, 0);
+  g_return_val_if_fail (max_events > 0, 0);
 
   for (;;)
     {
@@ -221,13 +247,13 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max, gint64 nap_us,
         wait_while_held (queue);
       queue_lock (queue);
       kvev_counter_set (&queue->consumer, KVEV_CONSUMER_RUNNING);
-      event = g_async_queue_try_pop_unlocked (queue->queue);
-      if (event != NULL
-          && (G_LIKELY (!g_atomic_int_get (&queue->held)) || event == &stop_marker))
+      call = g_async_queue_try_pop_unlocked (queue->queue);
+      if (call != NULL
+          && (G_LIKELY (!g_atomic_int_get (&queue->held)) || call == &stop_marker))
         break;
-      if (event != NULL)
+      if (call != NULL)
         {
-          g_async_queue_push_front_unlocked (queue->queue, event);
+          g_async_queue_push_front_unlocked (queue->queue, call);
           queue_unlock (queue);
           continue;
         }
@@ -247,19 +273,27 @@ kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max, gint64 nap_us,
       queue_unlock (queue);
       wait_bell (queue, 0);
     }
-  while (event != &stop_marker)
+  /* The first call goes out even when it alone has more events than
+   * max_events: the consumer splits it. */
+  while (call != &stop_marker)
     {
-      events[n++] = event;
-      if (n == max)
+      events += remaining_events (call);
+      calls[n++] = call;
+      if (events >= max_events)
         break;
-      event = g_async_queue_try_pop_unlocked (queue->queue);
-      if (event == NULL)
+      call = g_async_queue_try_pop_unlocked (queue->queue);
+      if (call == NULL)
         break;
+      if (call != &stop_marker && events + remaining_events (call) > max_events)
+        {
+          g_async_queue_push_front_unlocked (queue->queue, call);
+          break;
+        }
     }
   /* The marker stays, so every later call returns 0 at once. */
-  if (event == &stop_marker)
+  if (call == &stop_marker)
     g_async_queue_push_front_unlocked (queue->queue, &stop_marker);
-  kvev_counter_set (&queue->depth, queue->depth - n);
+  kvev_counter_set (&queue->depth, queue->depth - events);
   *reserved_gaps = queue->reserved_gaps;
   queue->reserved_gaps = 0;
   queue_unlock (queue);
@@ -313,10 +347,7 @@ kvev_queue_discard (KvevQueue *queue)
 
   queue_lock (queue);
   while (queue->depth > 0)
-    {
-      drop_oldest_locked (queue);
-      discarded++;
-    }
+    discarded += drop_oldest_locked (queue, G_MAXUINT64);
   queue_unlock (queue);
   return discarded;
 }

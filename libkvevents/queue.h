@@ -24,14 +24,18 @@ KvevQueue *kvev_queue_new (guint32 capacity);
 /* Frees the queue and every event still in it. */
 void kvev_queue_free (KvevQueue *queue);
 
-/* Accepts n events as one unit: each gets the next event_id, in order,
- * and they are queued without another call's events between them.  When
- * the queue is full the oldest events are dropped (freed, counted) and
- * one transport sequence number is reserved per dropped event.  Takes
- * ownership of the events.  Never blocks on anything but the lock. */
-void kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n);
+/* Accepts a call's events as one unit: each gets the next event_id, in
+ * order, and they are queued without another call's events between them.
+ * When the queue is full the oldest events are dropped (freed, counted)
+ * and one transport sequence number is reserved per dropped event.  Takes
+ * ownership of the call.  Never blocks on anything but the lock. */
+void kvev_queue_push (KvevQueue *queue, KvevCall *call);
 
-/* Waits for at least one event, then takes up to max in queue order.
+/* Waits for at least one event, then takes whole calls in queue order
+ * while their events still fit in max_events; the first call is taken
+ * even when it does not fit.  A call's events from call->dropped on are
+ * the caller's, and so is freeing the calls.  Returns how many calls, at
+ * most max_events.
  * Finding the queue empty, it first naps up to nap_us (0: not at all)
  * while producers push without waking it (kvev_queue_wake() ends the nap
  * early), and only then sleeps until a push or kvev_queue_stop() wakes
@@ -39,7 +43,7 @@ void kvev_queue_push (KvevQueue *queue, KvevEvent **events, guint n);
  * *reserved_gaps receives the sequence numbers reserved by drops since the
  * previous pop: the next message must skip that many.  Returns 0 once
  * kvev_queue_stop() was called and every event before it was taken. */
-guint kvev_queue_pop (KvevQueue *queue, KvevEvent **events, guint max,
+guint kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events,
                       gint64 nap_us, guint64 *reserved_gaps);
 
 /* Ends the consumer's nap now, for a caller that waits for the queue to

@@ -80,7 +80,7 @@ send_message (KvevTransport *transport, guint64 sequence, char *payload,
 /* Encodes and sends events[0..n) as one message, consuming one sequence
  * number whether or not it goes out. */
 static void
-publish_batch (KvevTransport *transport, KvevEvent *const *events, guint n)
+publish_batch (KvevTransport *transport, const KvevEvent *events, guint n)
 {
   KvevPublisher *publisher = transport->publisher;
   guint64 sequence = transport->next_sequence++;
@@ -102,25 +102,43 @@ publish_batch (KvevTransport *transport, KvevEvent *const *events, guint n)
   kvev_counter_set (&publisher->last_sequence, sequence);
 }
 
-/* Sends a popped run, keeping every event whose strings are not UTF-8 in
- * a message of its own: strict readers reject a whole payload over one
- * bin string, and should lose only that event. */
+/* Sends events[0..n) in messages of at most max_batch events. */
 static void
-publish_events (KvevTransport *transport, KvevEvent **events, guint n)
+publish_events (KvevTransport *transport, const KvevEvent *events, guint n)
 {
-  guint start = 0, i;
-
-  for (i = 0; i < n; i++)
+  while (n > 0)
     {
-      if (kvev_event_is_utf8 (events[i]))
-        continue;
-      if (i > start)
-        publish_batch (transport, events + start, i - start);
-      publish_batch (transport, events + i, 1);
-      start = i + 1;
+      guint batch = MIN (n, transport->max_batch);
+
+      publish_batch (transport, events, batch);
+      events += batch;
+      n -= batch;
     }
-  if (n > start)
-    publish_batch (transport, events + start, n - start);
+}
+
+/* Sends the events of the popped calls in order, keeping every event whose
+ * strings are not UTF-8 in a message of its own: strict readers reject a
+ * whole payload over one bin string, and should lose only that event. */
+static void
+publish_calls (KvevTransport *transport, KvevCall *const *calls, guint n_calls,
+               KvevEvent *events)
+{
+  guint n = 0, i, j, m;
+
+  for (i = 0; i < n_calls; i++)
+    {
+      if (kvev_call_is_utf8 (calls[i]))
+        {
+          n += kvev_call_events (calls[i], calls[i]->dropped, events + n);
+          continue;
+        }
+      publish_events (transport, events, n);
+      n = 0;
+      m = kvev_call_events (calls[i], calls[i]->dropped, events);
+      for (j = 0; j < m; j++)
+        publish_batch (transport, events + j, 1);
+    }
+  publish_events (transport, events, n);
 }
 
 static gpointer
@@ -128,21 +146,28 @@ worker_main (gpointer data)
 {
   KvevTransport *transport = data;
   KvevPublisher *publisher = transport->publisher;
-  g_autofree KvevEvent **events = g_new (KvevEvent *, transport->max_batch);
+  g_autofree KvevCall **calls = g_new (KvevCall *, transport->max_batch);
+  /* A pop stays within max_batch events, except for a first call that
+   * alone has more. */
+  g_autofree KvevEvent *events
+      = g_new (KvevEvent, MAX (transport->max_batch, KVEV_MAX_EVENTS_PER_CALL));
   guint64 reserved_gaps;
   guint n, i;
 
-  while ((n = kvev_queue_pop (publisher->queue, events, transport->max_batch,
+  while ((n = kvev_queue_pop (publisher->queue, calls, transport->max_batch,
                               publisher->config->batch_wait_us, &reserved_gaps))
          > 0)
     {
+      const KvevCall *last = calls[n - 1];
+
       /* Events the full queue dropped were older than these: the gap goes
        * right before them, where a subscriber can see it. */
       transport->next_sequence += reserved_gaps;
-      publish_events (transport, events, n);
-      kvev_publisher_retire (publisher, events[n - 1]->event_id);
+      publish_calls (transport, calls, n, events);
+      kvev_publisher_retire (publisher,
+                             last->first_event_id + kvev_call_n_events (last) - 1);
       for (i = 0; i < n; i++)
-        g_free (events[i]);
+        g_free (calls[i]);
     }
   return NULL;
 }

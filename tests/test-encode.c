@@ -49,16 +49,49 @@ set_text (char **field, const char *value)
   *field = g_strdup (value);
 }
 
+/* An event the encoder reads and the one-event call it points into, in
+ * one allocation that g_free() releases.  Built field by field, so a test
+ * can also make events no publish call would. */
 static KvevEvent *
 event_new_len (KvevEventType type, KvevMedia medium, guint64 id,
                const char *tenant, gsize tenant_len, const char *key,
                gsize key_len, const char *group, gsize group_len)
 {
-  KvevEvent *event = kvev_event_new (type, medium, tenant, tenant_len, key,
-                                     key_len, group, group_len);
+  KvevEvent *event = g_malloc0 (sizeof (KvevEvent) + sizeof (KvevCall)
+                                + tenant_len + key_len + group_len);
+  KvevCall *call = (KvevCall *) (event + 1);
 
+  call->first_event_id = id;
+  call->tenant_len = (guint32) tenant_len;
+  call->key_len = (guint32) key_len;
+  call->group_len = (guint32) group_len;
+  call->removed = type == KVEV_EVENT_REMOVED ? medium : KVEV_MEDIA_NONE;
+  call->stored = type == KVEV_EVENT_STORED ? medium : KVEV_MEDIA_NONE;
+  call->cleared = type == KVEV_EVENT_CLEARED;
+  if (tenant_len > 0)
+    memcpy (call->strings, tenant, tenant_len);
+  if (key_len > 0)
+    memcpy (call->strings + tenant_len, key, key_len);
+  if (group_len > 0)
+    memcpy (call->strings + tenant_len + key_len, group, group_len);
+  event->call = call;
   event->event_id = id;
+  event->type = (guint8) type;
+  event->medium = (guint8) medium;
   return event;
+}
+
+/* The encoder takes the events themselves, side by side. */
+static char *
+encode_with (KvevEncoder *encoder, gint64 timestamp, KvevEvent *const *events,
+             guint n_events, gsize *len)
+{
+  g_autofree KvevEvent *run = g_new (KvevEvent, MAX (n_events, 1));
+  guint i;
+
+  for (i = 0; i < n_events; i++)
+    run[i] = *events[i];
+  return kvev_encode_batch (encoder, timestamp, run, n_events, len);
 }
 
 /* NUL-terminated strings; NULL means none (length 0). */
@@ -79,7 +112,7 @@ encode (const KvevConfig *config, gint64 timestamp, KvevEvent **events,
   char *buf;
 
   g_assert_nonnull (encoder);
-  buf = kvev_encode_batch (encoder, timestamp, events, n_events, len);
+  buf = encode_with (encoder, timestamp, events, n_events, len);
   g_assert_nonnull (buf);
   g_assert_cmpuint (*len, >, 0);
   kvev_encoder_free (encoder);
@@ -324,10 +357,10 @@ assert_value (const char *key, const msgpack_object *o,
     assert_text_or_nil (o, config->lora_name);
   else if (strcmp (key, "tenant_id") == 0)
     {
-      if (event->tenant_len == 0)
+      if (event->call->tenant_len == 0)
         assert_str (o, "default");
       else
-        assert_bytes (o, kvev_event_tenant (event), event->tenant_len);
+        assert_bytes (o, kvev_call_tenant (event->call), event->call->tenant_len);
     }
   else if (strcmp (key, "backend_id") == 0)
     assert_str (o, config->backend_id);
@@ -337,13 +370,13 @@ assert_value (const char *key, const msgpack_object *o,
     assert_uint (o, config->dp_rank);
   else if (strcmp (key, "group_id") == 0)
     {
-      if (event->group_len == 0)
+      if (event->call->group_len == 0)
         assert_nil (o);
       else
-        assert_bytes (o, kvev_event_group (event), event->group_len);
+        assert_bytes (o, kvev_call_group (event->call), event->call->group_len);
     }
   else if (strcmp (key, "object_key") == 0)
-    assert_bytes (o, kvev_event_key (event), event->key_len);
+    assert_bytes (o, kvev_call_key (event->call), event->call->key_len);
   else if (strcmp (key, "seq_hashes") == 0
            || strcmp (key, "block_hashes") == 0)
     assert_empty_array (o);
@@ -458,8 +491,8 @@ ref_event (msgpack_packer *pk, const KvevConfig *config, gint64 timestamp,
   ref_key (pk, "lora_name");
   ref_text_or_nil (pk, config->lora_name);
   ref_key (pk, "tenant_id");
-  if (event->tenant_len)
-    ref_bytes (pk, kvev_event_tenant (event), event->tenant_len);
+  if (event->call->tenant_len)
+    ref_bytes (pk, kvev_call_tenant (event->call), event->call->tenant_len);
   else
     ref_key (pk, "default");
   ref_key (pk, "backend_id");
@@ -474,12 +507,12 @@ ref_event (msgpack_packer *pk, const KvevConfig *config, gint64 timestamp,
   if (cleared)
     return;
   ref_key (pk, "group_id");
-  if (event->group_len)
-    ref_bytes (pk, kvev_event_group (event), event->group_len);
+  if (event->call->group_len)
+    ref_bytes (pk, kvev_call_group (event->call), event->call->group_len);
   else
     msgpack_pack_nil (pk);
   ref_key (pk, "object_key");
-  ref_bytes (pk, kvev_event_key (event), event->key_len);
+  ref_bytes (pk, kvev_call_key (event->call), event->call->key_len);
   ref_key (pk, "seq_hashes");
   msgpack_pack_array (pk, 0);
   if (legacy)
@@ -990,7 +1023,7 @@ test_key_embedded_nul (void)
   Payload p;
   char *buf;
 
-  g_assert_true (kvev_event_is_utf8 (event));
+  g_assert_true (kvev_call_is_utf8 (event->call));
   map = encode_one (&p, &buf, config, event);
   assert_str_len (map_get (map, "object_key"), key, sizeof key - 1);
   payload_clear (&p);
@@ -1010,7 +1043,7 @@ test_non_utf8_key (void)
   Payload p;
   char *buf;
 
-  g_assert_false (kvev_event_is_utf8 (event));
+  g_assert_false (kvev_call_is_utf8 (event->call));
   map = encode_one (&p, &buf, config, event);
   assert_bin (map_get (map, "object_key"), key, strlen (key));
   assert_str (map_get (map, "tenant_id"), "t\xc3\xa9nant");
@@ -1035,8 +1068,8 @@ test_non_utf8_tenant (void)
                          "key-\xe2\x82\xac", "grp");
   events[1] = event_new (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, 2, tenant,
                          NULL, NULL);
-  g_assert_false (kvev_event_is_utf8 (events[0]));
-  g_assert_false (kvev_event_is_utf8 (events[1]));
+  g_assert_false (kvev_call_is_utf8 (events[0]->call));
+  g_assert_false (kvev_call_is_utf8 (events[1]->call));
   buf = encode (config, TIMESTAMP, events, 2, &len);
   payload_decode (&p, buf, len);
   assert_bin (map_get (&p.maps[0], "tenant_id"), tenant, strlen (tenant));
@@ -1060,7 +1093,7 @@ test_non_utf8_group (void)
   Payload p;
   char *buf;
 
-  g_assert_false (kvev_event_is_utf8 (event));
+  g_assert_false (kvev_call_is_utf8 (event->call));
   map = encode_one (&p, &buf, config, event);
   assert_bin (map_get (map, "group_id"), group, strlen (group));
   assert_str (map_get (map, "tenant_id"), "t");
@@ -1093,13 +1126,13 @@ test_large_key (void)
   key[KVEV_MAX_KEY_LEN - 1] = (char) 0xff;
   events[1] = event_new_len (KVEV_EVENT_REMOVED, KVEV_MEDIA_DISK, 2, NULL, 0,
                              key, KVEV_MAX_KEY_LEN, NULL, 0);
-  g_assert_true (kvev_event_is_utf8 (events[0]));
-  g_assert_false (kvev_event_is_utf8 (events[1]));
+  g_assert_true (kvev_call_is_utf8 (events[0]->call));
+  g_assert_false (kvev_call_is_utf8 (events[1]->call));
 
   buf = encode (config, TIMESTAMP, events, 2, &len);
   payload_decode (&p, buf, len);
   assert_str_len (map_get (&p.maps[0], "object_key"),
-                  kvev_event_key (events[0]), KVEV_MAX_KEY_LEN);
+                  kvev_call_key (events[0]->call), KVEV_MAX_KEY_LEN);
   assert_bin (map_get (&p.maps[1], "object_key"), key, KVEV_MAX_KEY_LEN);
   assert_event_map (&p.maps[0], config, TIMESTAMP, events[0]);
   assert_event_map (&p.maps[1], config, TIMESTAMP, events[1]);
@@ -1172,18 +1205,18 @@ test_reuse (void)
   gsize len;
   guint round;
 
-  first = kvev_encode_batch (encoder, TIMESTAMP, &small, 1, &first_len);
+  first = encode_with (encoder, TIMESTAMP, &small, 1, &first_len);
   for (round = 0; round < 3; round++)
     {
       msgpack_sbuffer sbuf;
 
-      buf = kvev_encode_batch (encoder, TIMESTAMP + round, batch, 3, &len);
+      buf = encode_with (encoder, TIMESTAMP + round, batch, 3, &len);
       ref_payload (&sbuf, config, TIMESTAMP + round, batch, 3);
       g_assert_cmpmem (buf, len, sbuf.data, sbuf.size);
       msgpack_sbuffer_destroy (&sbuf);
       free (buf);
 
-      buf = kvev_encode_batch (encoder, TIMESTAMP, &small, 1, &len);
+      buf = encode_with (encoder, TIMESTAMP, &small, 1, &len);
       g_assert_cmpmem (buf, len, first, first_len);
       free (buf);
     }
@@ -1323,7 +1356,7 @@ test_reference_positions (void)
           g_free (good);
         }
       for (i = 0; i < n; i++)
-        g_assert_cmpint (kvev_event_is_utf8 (events[i]), ==, utf8[i]);
+        g_assert_cmpint (kvev_call_is_utf8 (events[i]->call), ==, utf8[i]);
       assert_matches_reference (config, TIMESTAMP, events, n);
       free_events (events, n);
     }
@@ -1378,18 +1411,18 @@ test_preconditions (void)
   gsize len = 0;
 
   g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*n_events*");
-  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, &event, 0, &len));
+  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, event, 0, &len));
   g_test_assert_expected_messages ();
 
   event->medium = KVEV_MEDIA_ALL;
   g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*medium*");
-  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, &event, 1, &len));
+  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, event, 1, &len));
   g_test_assert_expected_messages ();
 
   event->medium = KVEV_MEDIA_CPU;
   event->type = 3;
   g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*type*");
-  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, &event, 1, &len));
+  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, event, 1, &len));
   g_test_assert_expected_messages ();
 
   g_free (event);
@@ -1397,7 +1430,7 @@ test_preconditions (void)
   test_config_free (config);
 }
 
-/* ---- kvev_event_is_utf8 ------------------------------------------------ */
+/* ---- kvev_call_is_utf8 ------------------------------------------------- */
 
 typedef struct
 {
@@ -1437,7 +1470,7 @@ check_utf8_cases (const Utf8Case *cases, guint n_cases)
               event = event_new_len (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1,
                                      strs[0], lens[0], strs[1], lens[1],
                                      strs[2], lens[2]);
-              if (kvev_event_is_utf8 (event) != cases[c].utf8)
+              if (kvev_call_is_utf8 (event->call) != cases[c].utf8)
                 g_error ("case %u (prefix %u, string %u): expected %s", c,
                          prefix, pos, cases[c].utf8 ? "UTF-8" : "not UTF-8");
               /* the reference validator agrees */
@@ -1572,19 +1605,19 @@ test_utf8_event (void)
   /* Empty strings are the wire defaults, and fine. */
   event = event_new_len (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, 1, NULL, 0,
                          NULL, 0, NULL, 0);
-  g_assert_true (kvev_event_is_utf8 (event));
+  g_assert_true (kvev_call_is_utf8 (event->call));
   g_free (event);
 
   /* Strings are judged apart: a sequence split across tenant and key
    * is two invalid strings, not one valid one. */
   event = event_new_len (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, "t\xc3", 2,
                          "\xa9k", 2, NULL, 0);
-  g_assert_false (kvev_event_is_utf8 (event));
+  g_assert_false (kvev_call_is_utf8 (event->call));
   g_free (event);
 
   event = event_new_len (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, "t\xc3\xa9",
                          3, "k\xe2\x82\xac", 4, "\xf0\x9f\x98\x80", 4);
-  g_assert_true (kvev_event_is_utf8 (event));
+  g_assert_true (kvev_call_is_utf8 (event->call));
   g_free (event);
 }
 

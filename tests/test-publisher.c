@@ -488,12 +488,14 @@ test_binary_keys (void)
   kvev_publish_stored (fixture.publisher, "t\x80", "k", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", "k", -1, "g\xc3", KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", "after", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_ALL);
   kvev_queue_hold (fixture.publisher->queue, FALSE);
-  messages = receive_events (&fixture, 6);
+  messages = receive_events (&fixture, 8);
 
   /* Valid UTF-8, NUL included, shares a message; each event with a
-   * string that is not valid UTF-8 travels alone. */
-  g_assert_cmpuint (messages->len, ==, 5);
+   * string that is not valid UTF-8 travels alone, also each tier of one
+   * call. */
+  g_assert_cmpuint (messages->len, ==, 7);
   message = g_ptr_array_index (messages, 0);
   g_assert_cmpuint (message->n_events, ==, 2);
   value = test_map_get (&message->events[1], "object_key");
@@ -521,6 +523,15 @@ test_binary_keys (void)
   message = g_ptr_array_index (messages, 4);
   g_assert_cmpuint (message->n_events, ==, 1);
   assert_str (&message->events[0], "object_key", "after");
+
+  message = g_ptr_array_index (messages, 5);
+  g_assert_cmpuint (message->n_events, ==, 1);
+  assert_str (&message->events[0], "medium", "cpu");
+  message = g_ptr_array_index (messages, 6);
+  g_assert_cmpuint (message->n_events, ==, 1);
+  assert_str (&message->events[0], "medium", "disk");
+  g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==,
+                   MSGPACK_OBJECT_BIN);
   fixture_stop (&fixture);
 }
 
@@ -919,6 +930,121 @@ test_drop_oldest (void)
   fixture_stop (&fixture);
 }
 
+/* Receives one message and checks its sequence and events: each event is
+ * "key/medium/event_id". */
+static void
+expect_message (Fixture *fixture, guint64 sequence, const char *const *events)
+{
+  g_autoptr (TestMessage) message = test_sub_recv (fixture->sub, 10000);
+  guint i;
+
+  g_assert_nonnull (message);
+  g_assert_cmpuint (message->sequence, ==, sequence);
+  g_assert_cmpuint (message->n_events, ==, g_strv_length ((char **) events));
+  for (i = 0; i < message->n_events; i++)
+    {
+      g_autofree char *key = test_map_dup_str (&message->events[i], "object_key");
+      g_autofree char *medium = test_map_dup_str (&message->events[i], "medium");
+      g_autofree char *got = g_strdup_printf (
+          "%s/%s/%" G_GUINT64_FORMAT, key, medium,
+          test_map_uint (&message->events[i], "event_id") - fixture->next_event_id);
+
+      g_assert_cmpstr (got, ==, events[i]);
+    }
+  fixture->next_sequence = sequence + 1;
+}
+
+/* A full queue drops single events, oldest first, also when that leaves
+ * the oldest call with only its later tiers or drops the first tiers of
+ * a call larger than the whole queue. */
+typedef struct
+{
+  const char *name;
+  const char *capacity;
+  void (*publish) (KvevPublisher *publisher);
+  guint64 dropped;
+  const char *const kept[4]; /* NULL-terminated */
+} PartialDrop;
+
+static void
+publish_two_tiers_first (KvevPublisher *publisher)
+{
+  kvev_publish_stored (publisher, "t", "a", -1, NULL, KVEV_MEDIA_ALL);
+  kvev_publish_stored (publisher, "t", "b", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (publisher, "t", "c", -1, NULL, KVEV_MEDIA_CPU);
+}
+
+static void
+publish_then_move (KvevPublisher *publisher)
+{
+  kvev_publish_stored (publisher, "t", "x", -1, NULL, KVEV_MEDIA_CPU);
+  /* removed cpu, then stored disk */
+  kvev_publish_delta (publisher, "t", "y", -1, NULL, KVEV_MEDIA_CPU, KVEV_MEDIA_DISK);
+}
+
+static const PartialDrop partial_drops[] = {
+  { "drop-within-call", "3", publish_two_tiers_first, 1, { "a/disk/1", "b/cpu/2", "c/cpu/3" } },
+  { "call-larger-than-queue", "1", publish_then_move, 2, { "y/disk/2" } },
+};
+
+static void
+test_partial_drop (gconstpointer data)
+{
+  const PartialDrop *drop = data;
+  g_autoptr (KvevConfig) config = config_for (drop->name);
+  Fixture fixture = { 0 };
+
+  test_config_set (config, "kv_events_queue_capacity", drop->capacity);
+  fixture_start (&fixture, config);
+  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  drop->publish (fixture.publisher);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_QUEUE_DEPTH), ==,
+                    g_strv_length ((char **) drop->kept));
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_DROPPED_EVENTS), ==,
+                    drop->dropped);
+  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  assert_accounting (fixture.publisher);
+  expect_message (&fixture, fixture.next_sequence + drop->dropped, drop->kept);
+  fixture_stop (&fixture);
+}
+
+/* A message holds whole calls: a call that would not fit waits for the
+ * next message, and only a call larger than the limit is split. */
+typedef struct
+{
+  const char *name;
+  const char *max_batch_events;
+  const char *const messages[5][3]; /* each NULL-terminated */
+} WholeCalls;
+
+static const WholeCalls whole_calls[] = {
+  { "batch-keeps-calls", "2",
+    { { "a/cpu/0" }, { "b/cpu/1", "b/disk/2" }, { "c/cpu/3", "c/disk/4" } } },
+  { "batch-splits-large-call", "1",
+    { { "a/cpu/0" }, { "b/cpu/1" }, { "b/disk/2" }, { "c/cpu/3" }, { "c/disk/4" } } },
+};
+
+static void
+test_whole_calls (gconstpointer data)
+{
+  const WholeCalls *batch = data;
+  g_autoptr (KvevConfig) config = config_for (batch->name);
+  Fixture fixture = { 0 };
+  guint i;
+
+  test_config_set (config, "kv_events_max_batch_events", batch->max_batch_events);
+  fixture_start (&fixture, config);
+  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_publish_stored (fixture.publisher, "t", "a", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (fixture.publisher, "t", "b", -1, NULL, KVEV_MEDIA_ALL);
+  kvev_publish_stored (fixture.publisher, "t", "c", -1, NULL, KVEV_MEDIA_ALL);
+  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  g_assert_true (kvev_publisher_flush (fixture.publisher, 10000));
+  for (i = 0; i < G_N_ELEMENTS (batch->messages) && batch->messages[i][0] != NULL; i++)
+    expect_message (&fixture, fixture.next_sequence, batch->messages[i]);
+  fixture_stop (&fixture);
+}
+
 typedef struct
 {
   KvevPublisher *publisher;
@@ -1097,6 +1223,8 @@ test_stats_json (void)
 int
 main (int argc, char **argv)
 {
+  guint i;
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/kvevents/publisher/sequence-from-zero", test_sequence_from_zero);
@@ -1116,6 +1244,18 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/publisher/batch-wait", test_batch_wait);
   g_test_add_func ("/kvevents/publisher/batch-wait-off", test_batch_wait_off);
   g_test_add_func ("/kvevents/publisher/drop-oldest", test_drop_oldest);
+  for (i = 0; i < G_N_ELEMENTS (partial_drops); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/kvevents/publisher/%s", partial_drops[i].name);
+
+      g_test_add_data_func (path, &partial_drops[i], test_partial_drop);
+    }
+  for (i = 0; i < G_N_ELEMENTS (whole_calls); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/kvevents/publisher/%s", whole_calls[i].name);
+
+      g_test_add_data_func (path, &whole_calls[i], test_whole_calls);
+    }
   g_test_add_func ("/kvevents/publisher/flush-under-load", test_flush_under_load);
   g_test_add_func ("/kvevents/publisher/free-delivers", test_free_delivers);
   g_test_add_func ("/kvevents/publisher/bind-failure", test_bind_failure);

@@ -35,7 +35,8 @@ bench_publisher_queue_depth (KvevPublisher *publisher)
 struct _BenchBatch
 {
   KvevEncoder *encoder;
-  KvevEvent **events;
+  KvevCall **calls;
+  KvevEvent *events;
   guint n_events;
 };
 
@@ -46,16 +47,25 @@ bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_
   guint i;
 
   batch->encoder = kvev_encoder_new (config);
-  batch->events = g_new0 (KvevEvent *, n_events);
+  batch->calls = g_new0 (KvevCall *, n_events);
+  batch->events = g_new0 (KvevEvent, n_events);
   batch->n_events = n_events;
+  /* One call an event, as a one-tier publish call makes it. */
   for (i = 0; i < n_events; i++)
     {
       const BenchEventSpec *spec = &specs[i];
+      KvevCall *call;
 
-      batch->events[i] = kvev_event_new ((KvevEventType) spec->type, spec->medium, spec->tenant,
-                                         spec->tenant_len, spec->key, spec->key_len, spec->group,
-                                         spec->group_len);
-      batch->events[i]->event_id = spec->event_id;
+      if (spec->type == BENCH_EVENT_CLEARED)
+        call = kvev_call_new_cleared (spec->tenant, spec->tenant_len);
+      else
+        call = kvev_call_new_keyed (
+            spec->type == BENCH_EVENT_REMOVED ? spec->medium : KVEV_MEDIA_NONE,
+            spec->type == BENCH_EVENT_STORED ? spec->medium : KVEV_MEDIA_NONE, spec->tenant,
+            spec->tenant_len, spec->key, spec->key_len, spec->group, spec->group_len);
+      call->first_event_id = spec->event_id;
+      kvev_call_events (call, 0, &batch->events[i]);
+      batch->calls[i] = call;
     }
   return batch;
 }
@@ -74,7 +84,8 @@ bench_batch_free (BenchBatch *batch)
   if (batch == NULL)
     return;
   for (i = 0; i < batch->n_events; i++)
-    g_free (batch->events[i]);
+    g_free (batch->calls[i]);
+  g_free (batch->calls);
   g_free (batch->events);
   kvev_encoder_free (batch->encoder);
   g_free (batch);
