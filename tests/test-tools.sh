@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=53; else TOTAL=25; fi
+if test "$have_zmq" = 1; then TOTAL=55; else TOTAL=26; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # field FILE NAME: one value of a flat JSON object.
@@ -92,6 +92,9 @@ check "an enabled configuration without an endpoint is a usage error" test $? = 
 printf '[kv_events]\nkv_events_dp_rnak=1\n' >"$dir/bad.conf"
 "$PUB" --config="$dir/bad.conf" </dev/null >/dev/null 2>"$dir/bad-conf.err"
 check "--config reports an unknown key" test $? = 2 -a -s "$dir/bad-conf.err"
+"$PUB" --config="$dir/no-such.conf" </dev/null >/dev/null 2>"$dir/missing-conf.err"
+check "a --config file that cannot be read fails (status 1), as --input does" \
+  sh -c "test $? = 1 && grep -q 'no-such.conf' '$dir/missing-conf.err'"
 "$PUB" --input="$dir" >/dev/null 2>"$dir/unreadable.err"
 check "an input that cannot be read fails (status 1) also without --strict" \
   sh -c "test $? = 1 && grep -q 'cannot read' '$dir/unreadable.err'"
@@ -127,6 +130,9 @@ if test "$have_zmq" != 1; then
     sh -c "test $? = 0 && grep -q 'does not wait' '$dir/nozmq-pub.err'"
   exit 0
 fi
+"$SUB" --endpoint=no-transport --timeout-ms=100 >/dev/null 2>"$dir/bad-endpoint.err"
+check "kvevents-sub with an endpoint ZeroMQ cannot parse is a usage error (status 2)" \
+  sh -c "test $? = 2 && grep -q 'no-transport' '$dir/bad-endpoint.err'"
 if test "$have_python" != yes; then
   while test $n -lt $TOTAL; do skip "needs $PYTHON"; done
   exit 0

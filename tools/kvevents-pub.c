@@ -509,7 +509,9 @@ main (int argc, char **argv)
   if (!load_config_file (config, argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
-      return KVT_EXIT_USAGE;
+      /* A file that cannot be read is status 1, as for --input; one that
+       * was read but is wrong is the configuration's fault. */
+      return error->domain == G_FILE_ERROR ? KVT_EXIT_FAILURE : KVT_EXIT_USAGE;
     }
 
   context = g_option_context_new (NULL);

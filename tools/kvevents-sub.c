@@ -395,8 +395,15 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
 
   if (zmq_connect (source->socket, source->endpoint) != 0)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot connect to %s: %s"), source->endpoint,
-                   zmq_strerror (zmq_errno ()));
+      int failure = zmq_errno ();
+
+      /* An endpoint ZeroMQ cannot parse, or whose transport it lacks, is
+       * a wrong command line, as kvevents-pub says of its own. */
+      g_set_error (error, KVT_ERROR,
+                   failure == EINVAL || failure == EPROTONOSUPPORT || failure == ENOCOMPATPROTO
+                       ? KVT_ERROR_USAGE
+                       : KVT_ERROR_FAILED,
+                   _ ("Cannot connect to %s: %s"), source->endpoint, zmq_strerror (failure));
       return FALSE;
     }
   /* ZeroMQ connects in the background, and retries until the publisher is
@@ -946,8 +953,9 @@ main (int argc, char **argv)
   if (!ok)
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      status = g_error_matches (error, KVT_ERROR, KVT_ERROR_USAGE) ? KVT_EXIT_USAGE
+                                                                   : KVT_EXIT_FAILURE;
       g_clear_error (&error);
-      status = KVT_EXIT_FAILURE;
     }
 
   if (fflush (stdout) != 0 || ferror (stdout))

@@ -18,6 +18,12 @@ G_BEGIN_DECLS
 #define KVT_ERROR (kvt_error_quark ())
 GQuark kvt_error_quark (void);
 
+typedef enum
+{
+  KVT_ERROR_FAILED, /* KVT_EXIT_FAILURE */
+  KVT_ERROR_USAGE,  /* KVT_EXIT_USAGE */
+} KvtError;
+
 /* Sets the locale from the environment and binds the text domain the tools
  * share with the library. */
 void kvt_init_i18n (void);
