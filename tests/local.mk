@@ -19,10 +19,11 @@ TEST_INTERNAL_LIBS = libkvevents/libkvevents-internal.la
 TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
 
 # Unit tests of internals.
-check_PROGRAMS += tests/test-config tests/test-media
-TESTS += tests/test-config tests/test-media
+check_PROGRAMS += tests/test-config tests/test-media tests/test-queue
+TESTS += tests/test-config tests/test-media tests/test-queue
 tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
 tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-encode
