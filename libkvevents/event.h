@@ -24,7 +24,8 @@ typedef enum
  * and one push however many tiers the call names, which is what keeps a
  * two-tier call near the cost of a one-tier call.  The events are, in
  * order, removed for the tiers in removed (cpu first), then stored for the
- * tiers in stored; a cleared call is one event and names no tier.
+ * tiers in stored; a cleared call is one event and names no tier (both
+ * sets empty, which a keyed call never has).
  *
  * The strings follow the header, back to back: tenant (tenant_len bytes),
  * then key, then group.  A length of 0 means the wire default: tenant
@@ -41,9 +42,9 @@ typedef struct
   guint32 tenant_len;
   guint32 key_len;
   guint32 group_len;
-  guint8 removed; /* KvevMedia */
-  guint8 stored;  /* KvevMedia */
-  guint8 cleared; /* boolean */
+  guint8 removed;  /* KvevMedia */
+  guint8 stored;   /* KvevMedia */
+  guint8 n_events; /* dropped ones included: the queue and worker ask often */
   /* Leading events a full queue dropped: they are gone, the rest is
    * still queued.  Changed only under the queue lock. */
   guint8 dropped;
@@ -87,8 +88,11 @@ KvevCall *kvev_call_new_keyed (KvevMedia removed, KvevMedia stored,
 
 KvevCall *kvev_call_new_cleared (const char *tenant, gsize tenant_len);
 
-/* How many events the call made, dropped ones included. */
-guint kvev_call_n_events (const KvevCall *call);
+static inline gboolean
+kvev_call_is_cleared (const KvevCall *call)
+{
+  return (call->removed | call->stored) == KVEV_MEDIA_NONE;
+}
 
 /* Writes the call's events from the index-th on into events, in order;
  * returns how many. */

@@ -15,10 +15,19 @@ struct _KvevClearScope
   guint64 skipped_objects;
 };
 
+static guint
+count_tiers (KvevMedia media)
+{
+  return ((media & KVEV_MEDIA_CPU) != 0) + ((media & KVEV_MEDIA_DISK) != 0);
+}
+
+/* See event.h: the memory per queued event depends on it. */
+G_STATIC_ASSERT (sizeof (KvevCall) <= 24);
+
 static KvevCall *
-call_new (KvevMedia removed, KvevMedia stored, gboolean cleared,
-          const char *tenant, gsize tenant_len, const char *key, gsize key_len,
-          const char *group, gsize group_len)
+call_new (KvevMedia removed, KvevMedia stored, const char *tenant,
+          gsize tenant_len, const char *key, gsize key_len, const char *group,
+          gsize group_len)
 {
   KvevCall *call = g_malloc (sizeof (KvevCall) + tenant_len + key_len + group_len);
   char *strings = call->strings;
@@ -29,7 +38,8 @@ call_new (KvevMedia removed, KvevMedia stored, gboolean cleared,
   call->group_len = (guint32) group_len;
   call->removed = (guint8) removed;
   call->stored = (guint8) stored;
-  call->cleared = (guint8) cleared;
+  /* A cleared call names no tier and is one event. */
+  call->n_events = (guint8) MAX (count_tiers (removed) + count_tiers (stored), 1);
   call->dropped = 0;
   /* memcpy with a NULL source is undefined even for 0 bytes. */
   if (tenant_len > 0)
@@ -47,53 +57,54 @@ kvev_call_new_keyed (KvevMedia removed, KvevMedia stored, const char *tenant,
                      const char *group, gsize group_len)
 {
   g_assert ((removed | stored) != KVEV_MEDIA_NONE);
-  return call_new (removed, stored, FALSE, tenant, tenant_len, key, key_len,
-                   group, group_len);
+  return call_new (removed, stored, tenant, tenant_len, key, key_len, group,
+                   group_len);
 }
 
 KvevCall *
 kvev_call_new_cleared (const char *tenant, gsize tenant_len)
 {
-  return call_new (KVEV_MEDIA_NONE, KVEV_MEDIA_NONE, TRUE, tenant, tenant_len,
-                   NULL, 0, NULL, 0);
+  return call_new (KVEV_MEDIA_NONE, KVEV_MEDIA_NONE, tenant, tenant_len, NULL,
+                   0, NULL, 0);
 }
 
-static guint
-count_tiers (KvevMedia media)
-{
-  return ((media & KVEV_MEDIA_CPU) != 0) + ((media & KVEV_MEDIA_DISK) != 0);
-}
-
-guint
-kvev_call_n_events (const KvevCall *call)
-{
-  if (call->cleared)
-    return 1;
-  return count_tiers (call->removed) + count_tiers (call->stored);
-}
+/* A call's tiers as bits, removed then stored, cpu first: */
+G_STATIC_ASSERT (KVEV_MEDIA_CPU == 1 && KVEV_MEDIA_DISK == 2);
 
 guint
 kvev_call_events (const KvevCall *call, guint index, KvevEvent *events)
 {
-  KvevEvent all[KVEV_MAX_EVENTS_PER_CALL];
-  guint n = 0, i;
+  static const struct
+  {
+    guint8 type;
+    guint8 medium;
+  } order[] = {
+    { KVEV_EVENT_REMOVED, KVEV_MEDIA_CPU },
+    { KVEV_EVENT_REMOVED, KVEV_MEDIA_DISK },
+    { KVEV_EVENT_STORED, KVEV_MEDIA_CPU },
+    { KVEV_EVENT_STORED, KVEV_MEDIA_DISK },
+  };
+  guint tiers = (guint) call->removed | (guint) call->stored << 2;
+  guint i, k = 0, n = 0;
 
-  if (call->cleared)
-    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE };
-  if (call->removed & KVEV_MEDIA_CPU)
-    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_REMOVED, KVEV_MEDIA_CPU };
-  if (call->removed & KVEV_MEDIA_DISK)
-    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_REMOVED, KVEV_MEDIA_DISK };
-  if (call->stored & KVEV_MEDIA_CPU)
-    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_STORED, KVEV_MEDIA_CPU };
-  if (call->stored & KVEV_MEDIA_DISK)
-    all[n++] = (KvevEvent){ call, 0, KVEV_EVENT_STORED, KVEV_MEDIA_DISK };
-  for (i = index; i < n; i++)
+  if (kvev_call_is_cleared (call))
     {
-      events[i - index] = all[i];
-      events[i - index].event_id = call->first_event_id + i;
+      if (index > 0)
+        return 0;
+      events[0] = (KvevEvent){ call, call->first_event_id, KVEV_EVENT_CLEARED,
+                               KVEV_MEDIA_NONE };
+      return 1;
     }
-  return index < n ? n - index : 0;
+  /* Bit i of tiers is order[i]. */
+  for (i = 0; i < G_N_ELEMENTS (order); i++)
+    if (tiers & (1u << i))
+      {
+        if (k >= index)
+          events[n++] = (KvevEvent){ call, call->first_event_id + k,
+                                     order[i].type, order[i].medium };
+        k++;
+      }
+  return n;
 }
 
 /* A refused call on a live publisher is a programmer error that the

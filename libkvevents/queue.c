@@ -144,7 +144,7 @@ wait_bell (KvevQueue *queue, gint64 end_time)
 static guint
 remaining_events (const KvevCall *call)
 {
-  return kvev_call_n_events (call) - call->dropped;
+  return (guint) call->n_events - call->dropped;
 }
 
 /* Drops up to max of the oldest queued events, all of them from the oldest
@@ -178,7 +178,7 @@ drop_oldest_locked (KvevQueue *queue, guint64 max)
 void
 kvev_queue_push (KvevQueue *queue, KvevCall *call)
 {
-  guint n = kvev_call_n_events (call);
+  guint n = call->n_events;
   guint64 depth;
   gboolean wake;
 

@@ -165,7 +165,7 @@ worker_main (gpointer data)
       transport->next_sequence += reserved_gaps;
       publish_calls (transport, calls, n, events);
       kvev_publisher_retire (publisher,
-                             last->first_event_id + kvev_call_n_events (last) - 1);
+                             last->first_event_id + last->n_events - 1);
       for (i = 0; i < n; i++)
         g_free (calls[i]);
     }

@@ -67,7 +67,7 @@ event_new_len (KvevEventType type, KvevMedia medium, guint64 id,
   call->group_len = (guint32) group_len;
   call->removed = type == KVEV_EVENT_REMOVED ? medium : KVEV_MEDIA_NONE;
   call->stored = type == KVEV_EVENT_STORED ? medium : KVEV_MEDIA_NONE;
-  call->cleared = type == KVEV_EVENT_CLEARED;
+  call->n_events = 1;
   if (tenant_len > 0)
     memcpy (call->strings, tenant, tenant_len);
   if (key_len > 0)
