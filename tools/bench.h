@@ -115,6 +115,7 @@ void bench_figure_add_extra (BenchFigure *figure, const char *name, double value
 void bench_figure_set_note (BenchFigure *figure, char *note);
 const BenchExtra *bench_figure_find_extra (const BenchFigure *figure, const char *name);
 void bench_section_set_info (BenchSection *section, const char *name, double value);
+void bench_section_add_info (BenchSection *section, const char *name, double value);
 double bench_section_get_info (const BenchSection *section, const char *name);
 
 /* Summaries of a set of per-run numbers; NAN when there are none. */
