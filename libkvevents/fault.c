@@ -5,12 +5,27 @@
 
 static gint armed_at[KVEV_FAULT_N_POINTS];
 static gint calls[KVEV_FAULT_N_POINTS];
+static gint persistent[KVEV_FAULT_N_POINTS];
+
+static void
+arm (KvevFaultPoint point, guint nth, gboolean from_then_on)
+{
+  g_atomic_int_set (&armed_at[point], 0);
+  g_atomic_int_set (&calls[point], 0);
+  g_atomic_int_set (&persistent[point], from_then_on);
+  g_atomic_int_set (&armed_at[point], (gint) nth);
+}
 
 void
 kvev_fault_arm (KvevFaultPoint point, guint nth)
 {
-  g_atomic_int_set (&calls[point], 0);
-  g_atomic_int_set (&armed_at[point], (gint) nth);
+  arm (point, nth, FALSE);
+}
+
+void
+kvev_fault_arm_from (KvevFaultPoint point, guint nth)
+{
+  arm (point, nth, TRUE);
 }
 
 gboolean
@@ -20,5 +35,7 @@ kvev_fault_hit (KvevFaultPoint point)
 
   if (nth == 0)
     return FALSE;
+  if (g_atomic_int_get (&persistent[point]))
+    return g_atomic_int_add (&calls[point], 1) + 1 >= nth;
   return g_atomic_int_add (&calls[point], 1) + 1 == nth;
 }

@@ -17,6 +17,7 @@ typedef enum
   KVEV_FAULT_SEND,          /* zmq_send of a message's first frame */
   KVEV_FAULT_SOCKET,        /* zmq_socket */
   KVEV_FAULT_THREAD,        /* g_thread_try_new of the worker */
+  KVEV_FAULT_ZAP_RECEIVE,   /* zmq_msg_recv of the ZAP handler */
   KVEV_FAULT_N_POINTS,
 } KvevFaultPoint;
 
@@ -24,6 +25,9 @@ typedef enum
 /* The nth call through point (counting from 1 after this call) fails,
  * and only that one; nth 0 disarms it. */
 void kvev_fault_arm (KvevFaultPoint point, guint nth);
+/* As kvev_fault_arm(), but the nth call and every later one fail, until
+ * point is armed again. */
+void kvev_fault_arm_from (KvevFaultPoint point, guint nth);
 gboolean kvev_fault_hit (KvevFaultPoint point);
 #define KVEV_FAULT(point) G_UNLIKELY (kvev_fault_hit (point))
 #else

@@ -181,6 +181,7 @@ close_socket (KvevTransport *transport, int linger_ms)
       zmq_close (transport->socket);
     }
   /* Terminating the context also ends the ZAP handler's wait. */
+  kvev_zap_stop (transport->zap);
   if (transport->context != NULL)
     zmq_ctx_term (transport->context);
   kvev_zap_join (transport->zap);

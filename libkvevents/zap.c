@@ -5,6 +5,8 @@
  */
 #include "zap.h"
 
+#include "fault.h"
+
 #include <errno.h>
 #include <string.h>
 #include <zmq.h>
@@ -18,6 +20,7 @@ struct _KvevZap
   void *socket;
   GThread *thread;
   const KvevSecurity *security;
+  gint stopping;
 };
 
 typedef struct
@@ -49,13 +52,30 @@ request_clear (ZapRequest *request)
   request->n_frames = 0;
 }
 
-/* Receives one whole request; extra frames are read and ignored.  FALSE
- * only when the context is terminating: with no handler bound, libzmq
- * would admit every peer, so nothing else may end the loop.  The thread
- * blocks signals, but a stray EINTR is still no reason to leave. */
-static gboolean
-receive_request (void *socket, ZapRequest *request)
+/* How long the handler pauses after a failed receive before it tries
+ * again: a persistent error must not spin a CPU. */
+#define RETRY_PAUSE_US (100 * 1000)
+
+static int
+receive_frame (void *socket, zmq_msg_t *frame)
 {
+  if (KVEV_FAULT (KVEV_FAULT_ZAP_RECEIVE))
+    return ENOTSUP;
+  return zmq_msg_recv (frame, socket, 0) < 0 ? zmq_errno () : 0;
+}
+
+/* Receives one whole request; extra frames are read and ignored.  FALSE
+ * only when the handler must stop: the context is terminating, or
+ * kvev_zap_stop() was called.  With no handler bound libzmq admits every
+ * peer, so no other error may end the loop.  While receiving fails, the
+ * handshakes waiting for an answer get none, so their peers stay out, and
+ * the handler tries again after a pause.  A request cut short by an error
+ * is dropped; its rest, read as a request, is refused by admit().  The
+ * thread blocks signals, but a stray EINTR is still no reason to leave. */
+static gboolean
+receive_request (KvevZap *zap, ZapRequest *request)
+{
+  gboolean failing = FALSE;
   int more = 1;
   size_t more_len = sizeof more;
 
@@ -63,25 +83,31 @@ receive_request (void *socket, ZapRequest *request)
   while (more)
     {
       zmq_msg_t frame;
+      int error;
 
       zmq_msg_init (&frame);
-      if (zmq_msg_recv (&frame, socket, 0) < 0)
+      error = receive_frame (zap->socket, &frame);
+      if (error != 0)
         {
-          int error = zmq_errno ();
-
           zmq_msg_close (&frame);
           if (error == EINTR)
             continue;
           request_clear (request);
-          if (error != ETERM)
-            g_critical (_("The ZeroMQ authentication handler stopped: %s"), zmq_strerror (error));
-          return FALSE;
+          if (error == ETERM || g_atomic_int_get (&zap->stopping))
+            return FALSE;
+          if (!failing)
+            g_warning (_("The ZeroMQ authentication handler cannot receive: %s; "
+                         "no new subscriber is admitted until it can"),
+                       zmq_strerror (error));
+          failing = TRUE;
+          g_usleep (RETRY_PAUSE_US);
+          continue;
         }
       if (request->n_frames < ZAP_REQUEST_FRAMES)
         request->frames[request->n_frames++] = frame;
       else
         zmq_msg_close (&frame);
-      if (zmq_getsockopt (socket, ZMQ_RCVMORE, &more, &more_len) != 0)
+      if (zmq_getsockopt (zap->socket, ZMQ_RCVMORE, &more, &more_len) != 0)
         more = 0;
     }
   return TRUE;
@@ -139,7 +165,7 @@ zap_main (gpointer data)
   KvevZap *zap = data;
   ZapRequest request;
 
-  while (receive_request (zap->socket, &request))
+  while (receive_request (zap, &request))
     {
       send_reply (zap->socket, &request, admit (zap->security, &request));
       request_clear (&request);
@@ -178,6 +204,13 @@ kvev_zap_start (void *context, const KvevSecurity *security, GError **error)
       return NULL;
     }
   return g_steal_pointer (&zap);
+}
+
+void
+kvev_zap_stop (KvevZap *zap)
+{
+  if (zap != NULL)
+    g_atomic_int_set (&zap->stopping, 1);
 }
 
 void

@@ -13,9 +13,11 @@ typedef struct _KvevZap KvevZap;
 
 /* Binds the context's ZAP endpoint and answers every handshake of its
  * sockets from security (which must outlive the handler).  Must start
- * before the PUB socket binds.  Stopped by zmq_ctx_term() on the context,
- * then kvev_zap_join(). */
+ * before the PUB socket binds.  Stopped by kvev_zap_stop(), then
+ * zmq_ctx_term() on the context, then kvev_zap_join(): the first lets a
+ * handler that cannot receive leave, the second ends a waiting one. */
 KvevZap *kvev_zap_start (void *context, const KvevSecurity *security, GError **error);
+void kvev_zap_stop (KvevZap *zap);
 void kvev_zap_join (KvevZap *zap);
 
 G_END_DECLS

@@ -215,6 +215,44 @@ test_sync (KvevPublisher *publisher, TestSub *sub)
   return first;
 }
 
+gboolean
+test_sub_receives_anything (TestSub *sub)
+{
+  g_autoptr (TestMessage) message = test_sub_recv (sub, 300);
+
+  return message != NULL;
+}
+
+void
+test_publish_some (KvevPublisher *publisher)
+{
+  guint i;
+
+  for (i = 0; i < 20; i++)
+    kvev_publish_stored (publisher, "tenant", "key", -1, NULL, KVEV_MEDIA_CPU);
+  g_assert_true (kvev_publisher_flush (publisher, 10000));
+}
+
+void
+test_assert_only_local_admitted (KvevPublisher *publisher)
+{
+  const char *endpoint = kvev_publisher_get_endpoint (publisher);
+  g_autoptr (TestMessage) first = NULL;
+  g_autofree char *from_other = NULL;
+  TestSub *local, *other;
+
+  /* ZeroMQ's "tcp://SOURCE;DESTINATION" binds the subscriber's side. */
+  from_other = g_strdup_printf ("tcp://127.0.0.2:0;%s", endpoint + strlen ("tcp://"));
+  other = test_sub_new (from_other);
+  local = test_sub_new (endpoint);
+  first = test_sync (publisher, local);
+  test_publish_some (publisher);
+  g_assert_true (test_sub_receives_anything (local));
+  g_assert_false (test_sub_receives_anything (other));
+  test_sub_free (local);
+  test_sub_free (other);
+}
+
 KvevConfig *
 test_config_new (const char *endpoint)
 {

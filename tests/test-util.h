@@ -50,6 +50,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestMessage, test_message_free)
  * Returns the first probe received (the caller frees it). */
 TestMessage *test_sync (KvevPublisher *publisher, TestSub *sub);
 
+/* Whether sub gets any message within a short wait. */
+gboolean test_sub_receives_anything (TestSub *sub);
+/* Twenty stored events, flushed. */
+void test_publish_some (KvevPublisher *publisher);
+/* For a publisher on 127.0.0.1 allowing only that address: a subscriber
+ * from there is served and one from 127.0.0.2 is not; both connect now. */
+void test_assert_only_local_admitted (KvevPublisher *publisher);
+
 /* A configuration enabled on endpoint with backend "backend-1". */
 KvevConfig *test_config_new (const char *endpoint);
 void test_config_set (KvevConfig *config, const char *flag, const char *value);
