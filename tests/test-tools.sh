@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=55; else TOTAL=26; fi
+if test "$have_zmq" = 1; then TOTAL=56; else TOTAL=26; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # field FILE NAME: one value of a flat JSON object.
@@ -295,6 +295,46 @@ kill -TERM $sub
 wait $sub
 check "SIGTERM ends kvevents-sub with its summary and status 0" \
   sh -c "test $? = 0 && grep -q 'kvevents-sub: summary' '$dir/signal.err'"
+
+# A stop signal ends kvevents-sub also while its output is blocked on a
+# reader that takes nothing: this shell, holding the FIFO open on fd 3.
+# Each signal cuts one blocked write short, so before it gave up writing
+# it took one per event.  One signal while it writes, or two when the
+# first comes before the write blocks and the second ends the final flush.
+i=0
+while test $i -lt 2000; do
+  echo "stored t k$i cpu"
+  i=$((i + 1))
+done >"$dir/stuck.in"
+mkfifo "$dir/stuck"
+exec 3<>"$dir/stuck"
+# Only this shell may hold the FIFO's read end: 3<&- keeps it from the children.
+"$SUB" --endpoint="ipc://$dir/stuck.sock" >"$dir/stuck" 2>"$dir/stuck.err" 3<&- &
+sub=$!
+"$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/stuck.sock" --kv-events-backend-id=tools \
+  --wait-subscribers=1 --wait-timeout-ms=30000 --input="$dir/stuck.in" >/dev/null 2>"$dir/stuck.pub-err" 3<&-
+tries=0
+while ! grep -q pipe_write "/proc/$sub/wchan" 2>/dev/null && test $tries -lt 50; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
+signals=0
+while ! grep -q 'kvevents-sub: summary' "$dir/stuck.err" && test $signals -lt 10; do
+  kill -TERM $sub
+  signals=$((signals + 1))
+  tries=0
+  while ! grep -q 'kvevents-sub: summary' "$dir/stuck.err" && test $tries -lt 10; do
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+done
+# A kvevents-sub still blocked dies of SIGPIPE here rather than hang the test.
+exec 3<&-
+wait $sub
+sub_status=$?
+echo "# kvevents-sub ended with status $sub_status after $signals signal(s)"
+check "SIGTERM ends kvevents-sub whose output is blocked (status 1, at most two signals)" \
+  sh -c "test $sub_status = 1 && test $signals -le 2 && grep -q 'output was blocked' '$dir/stuck.err'"
 
 # ---------------------------------------------------------------------------
 # Raw frames: malformed messages, other engines' events, loss.

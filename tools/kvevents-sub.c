@@ -9,12 +9,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
@@ -94,6 +96,15 @@ static void
 on_stop_signal (int signum)
 {
   stop_signal = signum;
+}
+
+/* Once a stop signal has come and writing to stdout has failed, nothing
+ * more is written: the signal cut short a write that stdout's reader was
+ * not taking, and any further write could block the exit again. */
+static gboolean
+output_abandoned (void)
+{
+  return stop_signal != 0 && ferror (stdout);
 }
 
 static gboolean
@@ -233,7 +244,7 @@ handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames
       sub->counted++;
       if (event->has_event_id)
         track_event_id (sub, source, message->sequence, event->event_id);
-      if (!sub->quiet)
+      if (!sub->quiet && !output_abandoned ())
         {
           fputs (event->line, stdout);
           putc ('\n', stdout);
@@ -642,20 +653,36 @@ run (Sub *sub, GError **error)
           /* A bounded run per socket keeps one busy publisher from
            * starving the others. */
           if (items[i].revents & ZMQ_POLLIN)
-            while (taken < 256 && !count_reached (sub) && receive_one (sub, source))
+            while (taken < 256 && stop_signal == 0 && !count_reached (sub)
+                   && receive_one (sub, source))
               taken++;
           if (taken > 0 && sub->timeout_ms > 0)
             deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
           if (monitor_item[i] != G_MAXUINT && (items[monitor_item[i]].revents & ZMQ_POLLIN))
             read_monitor (sub, source);
         }
-      fflush (stdout);
+      if (!output_abandoned ())
+        fflush (stdout);
     }
 
   for (i = 0; i < sub->sources->len; i++)
     source_close (g_ptr_array_index (sub->sources, i));
   zmq_ctx_term (context);
   return ok;
+}
+
+/* What stdout still buffers goes nowhere: exit() would try to write it
+ * again, and block again on a reader that takes nothing. */
+static void
+discard_output (void)
+{
+  int null = open ("/dev/null", O_WRONLY);
+
+  if (null >= 0)
+    {
+      dup2 (null, STDOUT_FILENO);
+      close (null);
+    }
 }
 
 /* Clears a secret in a way the compiler does not drop as a dead store. */
@@ -812,7 +839,7 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) sources = g_ptr_array_new_with_free_func (source_free);
-  gboolean version = FALSE, ok;
+  gboolean version = FALSE, ok, flushed;
   struct sigaction action = { 0 };
   int status = KVT_EXIT_OK;
   const GOptionEntry entries[] = {
@@ -958,11 +985,22 @@ main (int argc, char **argv)
       g_clear_error (&error);
     }
 
-  if (fflush (stdout) != 0 || ferror (stdout))
+  /* A flush that blocks after a stop signal is ended by the next one. */
+  flushed = output_abandoned () || (fflush (stdout) == 0 && !ferror (stdout));
+  if (output_abandoned ())
+    {
+      g_printerr (_ ("%s: stopped while the output was blocked; the last events were not "
+                     "written\n"),
+                  g_get_prgname ());
+      status = KVT_EXIT_FAILURE;
+    }
+  else if (!flushed)
     {
       g_printerr (_ ("%s: cannot write the events: %s\n"), g_get_prgname (), g_strerror (errno));
       status = KVT_EXIT_FAILURE;
     }
+  if (ferror (stdout))
+    discard_output ();
   print_summary (&sub.summary);
   if (sub.summary_json != NULL && !write_summary_json (&sub.summary, sub.summary_json, &error))
     {
