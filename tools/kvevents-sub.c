@@ -107,6 +107,20 @@ output_abandoned (void)
   return stop_signal != 0 && ferror (stdout);
 }
 
+/* What stdout still buffers goes nowhere: exit() would try to write it
+ * again, and block again on a reader that takes nothing. */
+static void
+discard_output (void)
+{
+  int null = open ("/dev/null", O_WRONLY);
+
+  if (null >= 0)
+    {
+      dup2 (null, STDOUT_FILENO);
+      close (null);
+    }
+}
+
 static gboolean
 count_reached (const Sub *sub)
 {
@@ -669,20 +683,6 @@ run (Sub *sub, GError **error)
     source_close (g_ptr_array_index (sub->sources, i));
   zmq_ctx_term (context);
   return ok;
-}
-
-/* What stdout still buffers goes nowhere: exit() would try to write it
- * again, and block again on a reader that takes nothing. */
-static void
-discard_output (void)
-{
-  int null = open ("/dev/null", O_WRONLY);
-
-  if (null >= 0)
-    {
-      dup2 (null, STDOUT_FILENO);
-      close (null);
-    }
 }
 
 /* Clears a secret in a way the compiler does not drop as a dead store. */
