@@ -317,6 +317,12 @@ kvev_endpoint_is_wildcard (const char *endpoint)
   return FALSE;
 }
 
+gboolean
+kvev_endpoint_is_ipv6 (const char *endpoint)
+{
+  return g_str_has_prefix (endpoint, "tcp://[");
+}
+
 void
 kvev_security_warn_if_exposed (const KvevConfig *config, const KvevSecurity *security)
 {

@@ -268,6 +268,13 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
                        "ZMQ_SNDHWM", error)
       || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
     goto fail;
+  /* Only for an IPv6 endpoint, which cannot bind without it.  On every
+   * socket it would also bind IPv4 addresses as IPv6 ones, and
+   * kvev_publisher_get_endpoint() would report tcp://[::ffff:127.0.0.1]:N,
+   * which subscribers without ZMQ_IPV6 cannot connect to. */
+  if (kvev_endpoint_is_ipv6 (config->bind_endpoint)
+      && !set_int_option (transport->socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error))
+    goto fail;
   if (!secure_socket (transport, error))
     goto fail;
   if (zmq_bind (transport->socket, config->bind_endpoint) != 0)

@@ -166,6 +166,12 @@ test_wildcard_endpoints (void)
   g_assert_false (kvev_endpoint_is_wildcard ("tcp://127.0.0.1:5557"));
   g_assert_false (kvev_endpoint_is_wildcard ("tcp://[::1]:5557"));
   g_assert_false (kvev_endpoint_is_wildcard ("ipc:///tmp/x"));
+
+  g_assert_true (kvev_endpoint_is_ipv6 ("tcp://[::1]:5557"));
+  g_assert_true (kvev_endpoint_is_ipv6 ("tcp://[::]:*"));
+  g_assert_false (kvev_endpoint_is_ipv6 ("tcp://127.0.0.1:5557"));
+  g_assert_false (kvev_endpoint_is_ipv6 ("tcp://*:5557"));
+  g_assert_false (kvev_endpoint_is_ipv6 ("ipc:///tmp/[x]"));
 }
 
 /* The warning is checked without binding: tests never listen beyond
@@ -289,6 +295,90 @@ test_address_allow_list (void)
   test_assert_only_local_admitted (publisher);
 }
 
+/* Whether this host can bind the IPv6 loopback at all. */
+static gboolean
+have_ipv6_loopback (void)
+{
+  void *context = zmq_ctx_new ();
+  void *socket = zmq_socket (context, ZMQ_PUB);
+  int one = 1, zero = 0;
+  gboolean bound;
+
+  zmq_setsockopt (socket, ZMQ_IPV6, &one, sizeof one);
+  zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
+  bound = zmq_bind (socket, "tcp://[::1]:*") == 0;
+  zmq_close (socket);
+  zmq_ctx_term (context);
+  return bound;
+}
+
+static KvevPublisher *
+new_ipv6_publisher (const char *endpoint, const char *allowed)
+{
+  g_autoptr (KvevConfig) config = secure_config (endpoint);
+  g_autoptr (GError) error = NULL;
+  KvevPublisher *publisher;
+
+  set (config, "kv_events_allowed_addresses", allowed);
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (kvev_publisher_get_endpoint (publisher), "tcp://[::"));
+  return publisher;
+}
+
+/* An IPv6 endpoint binds and serves, and the allow-list judges IPv6
+ * peers: ::1 is in "::1" and not in "127.0.0.0/8".  An IPv4 peer of an
+ * IPv6 socket, as a wildcard host has them, is judged by its IPv4
+ * address: ::ffff:127.0.0.1 is in "127.0.0.1" and not in "10.0.0.0/8". */
+static void
+test_ipv6_loopback (void)
+{
+  g_autoptr (KvevPublisher) listed = NULL;
+  g_autoptr (KvevPublisher) unlisted = NULL;
+  g_autoptr (KvevPublisher) mapped = NULL;
+  g_autoptr (KvevPublisher) mapped_unlisted = NULL;
+  g_autoptr (TestMessage) first = NULL;
+  g_autoptr (TestMessage) first_mapped = NULL;
+  g_autofree char *v4_endpoint = NULL;
+  TestSub *sub, *refused;
+
+  if (!have_ipv6_loopback ())
+    {
+      g_test_skip ("this host cannot bind the IPv6 loopback");
+      return;
+    }
+  listed = new_ipv6_publisher ("tcp://[::1]:*", "::1");
+  sub = test_sub_new (kvev_publisher_get_endpoint (listed));
+  first = test_sync (listed, sub);
+  test_publish_some (listed);
+  g_assert_true (test_sub_receives_anything (sub));
+  test_sub_free (sub);
+
+  unlisted = new_ipv6_publisher ("tcp://[::1]:*", "127.0.0.0/8");
+  refused = test_sub_new (kvev_publisher_get_endpoint (unlisted));
+  test_publish_some (unlisted);
+  g_assert_false (test_sub_receives_anything (refused));
+  test_sub_free (refused);
+
+  mapped = new_ipv6_publisher ("tcp://[::ffff:127.0.0.1]:*", "127.0.0.1");
+  v4_endpoint = g_strdup_printf ("tcp://127.0.0.1:%s",
+                                 strrchr (kvev_publisher_get_endpoint (mapped), ':') + 1);
+  sub = test_sub_new (v4_endpoint);
+  first_mapped = test_sync (mapped, sub);
+  test_publish_some (mapped);
+  g_assert_true (test_sub_receives_anything (sub));
+  test_sub_free (sub);
+
+  mapped_unlisted = new_ipv6_publisher ("tcp://[::ffff:127.0.0.1]:*", "10.0.0.0/8");
+  g_free (v4_endpoint);
+  v4_endpoint = g_strdup_printf ("tcp://127.0.0.1:%s",
+                                 strrchr (kvev_publisher_get_endpoint (mapped_unlisted), ':') + 1);
+  refused = test_sub_new (v4_endpoint);
+  test_publish_some (mapped_unlisted);
+  g_assert_false (test_sub_receives_anything (refused));
+  test_sub_free (refused);
+}
+
 #ifdef __linux__
 static void
 on_signal (int signum G_GNUC_UNUSED)
@@ -408,6 +498,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/security/curve-allowed-clients", test_curve_allowed_clients);
   g_test_add_func ("/kvevents/security/curve-any-client", test_curve_any_client);
   g_test_add_func ("/kvevents/security/address-allow-list", test_address_allow_list);
+  g_test_add_func ("/kvevents/security/ipv6-loopback", test_ipv6_loopback);
 #ifdef __linux__
   g_test_add_func ("/kvevents/security/signals-spare-library-threads",
                    test_signals_spare_library_threads);

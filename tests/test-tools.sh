@@ -28,9 +28,19 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=56; else TOTAL=26; fi
+if test "$have_zmq" = 1; then TOTAL=57; else TOTAL=26; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
+# wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
+# tenths of a second; FALSE if it never did.
+wait_for () {
+  tries=0
+  while ! grep -q -e "$3" "$2" 2>/dev/null; do
+    test $tries -lt "$1" || return 1
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+}
 # field FILE NAME: one value of a flat JSON object.
 field () {
   "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
@@ -286,11 +296,7 @@ check "kvevents-sub without --endpoint is a usage error" test $? = 2
 
 "$SUB" --endpoint="ipc://$dir/idle.sock" >"$dir/signal.out" 2>"$dir/signal.err" &
 sub=$!
-tries=0
-while ! grep -q 'subscribed to' "$dir/signal.err" && test $tries -lt 300; do
-  sleep 0.1
-  tries=$((tries + 1))
-done
+wait_for 300 "$dir/signal.err" 'subscribed to'
 kill -TERM $sub
 wait $sub
 check "SIGTERM ends kvevents-sub with its summary and status 0" \
@@ -313,20 +319,12 @@ exec 3<>"$dir/stuck"
 sub=$!
 "$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/stuck.sock" --kv-events-backend-id=tools \
   --wait-subscribers=1 --wait-timeout-ms=30000 --input="$dir/stuck.in" >/dev/null 2>"$dir/stuck.pub-err" 3<&-
-tries=0
-while ! grep -q pipe_write "/proc/$sub/wchan" 2>/dev/null && test $tries -lt 50; do
-  sleep 0.1
-  tries=$((tries + 1))
-done
+wait_for 50 "/proc/$sub/wchan" pipe_write
 signals=0
 while ! grep -q 'kvevents-sub: summary' "$dir/stuck.err" && test $signals -lt 10; do
   kill -TERM $sub
   signals=$((signals + 1))
-  tries=0
-  while ! grep -q 'kvevents-sub: summary' "$dir/stuck.err" && test $tries -lt 10; do
-    sleep 0.1
-    tries=$((tries + 1))
-  done
+  wait_for 10 "$dir/stuck.err" 'kvevents-sub: summary'
 done
 # A kvevents-sub still blocked dies of SIGPIPE here rather than hang the test.
 exec 3<&-
@@ -335,6 +333,27 @@ sub_status=$?
 echo "# kvevents-sub ended with status $sub_status after $signals signal(s)"
 check "SIGTERM ends kvevents-sub whose output is blocked (status 1, at most two signals)" \
   sh -c "test $sub_status = 1 && test $signals -le 2 && grep -q 'output was blocked' '$dir/stuck.err'"
+
+# IPv6: kvevents-pub binds tcp://[::1]:* (its relay does, for
+# --wait-subscribers) and kvevents-sub connects there.  Without ZMQ_IPV6
+# the bind fails and the connect never happens, silently.
+if "$PYTHON" -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+  printf 'stored t k1 cpu\nstored t k2 disk\n' >"$dir/v6.in"
+  "$PUB" --enable-kv-events --kv-events-bind-endpoint='tcp://[::1]:*' --kv-events-backend-id=tools \
+    --wait-subscribers=1 --wait-timeout-ms=30000 --input="$dir/v6.in" >/dev/null 2>"$dir/v6.pub-err" &
+  pub=$!
+  wait_for 300 "$dir/v6.pub-err" 'publishing on'
+  endpoint=$(sed -n 's/^kvevents-pub: publishing on //p' "$dir/v6.pub-err")
+  "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=30000 >"$dir/v6.out" 2>"$dir/v6.err"
+  sub_status=$?
+  wait $pub
+  pub_status=$?
+  check "kvevents-pub and kvevents-sub over tcp://[::1]" \
+    sh -c "test $pub_status = 0 && test $sub_status = 0 \
+           && test \$(grep -c '\"kind\": \"stored\"' '$dir/v6.out') = 2"
+else
+  skip "this host cannot bind the IPv6 loopback"
+fi
 
 # ---------------------------------------------------------------------------
 # Raw frames: malformed messages, other engines' events, loss.

@@ -58,7 +58,7 @@ test_sub_new_curve (const char *endpoint, const char *server_key, const char *pu
                     const char *secret_key)
 {
   TestSub *sub = g_new0 (TestSub, 1);
-  int zero = 0, reconnect_ms = 10;
+  int zero = 0, one = 1, reconnect_ms = 10;
 
   sub->context = zmq_ctx_new ();
   g_assert_nonnull (sub->context);
@@ -69,6 +69,8 @@ test_sub_new_curve (const char *endpoint, const char *server_key, const char *pu
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RECONNECT_IVL, &reconnect_ms,
                                    sizeof reconnect_ms),
                    ==, 0);
+  if (strchr (endpoint, '[') != NULL)
+    g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_IPV6, &one, sizeof one), ==, 0);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_SUBSCRIBE, "", 0), ==, 0);
   if (server_key != NULL)
     {

@@ -597,15 +597,16 @@ main (int argc, char **argv)
         fclose (input);
       return KVT_EXIT_FAILURE;
     }
-  /* A wildcard endpoint is of use only once its resolved form is known. */
-  {
-    g_autofree char *configured = kvev_config_get (config, "kv_events_bind_endpoint");
-    const char *bound
-        = relay != NULL ? kvt_relay_get_endpoint (relay) : kvev_publisher_get_endpoint (publisher);
+  /* A wildcard endpoint is of use only once its resolved form is known.
+   * A relay said it before it waited for subscribers. */
+  if (relay == NULL)
+    {
+      g_autofree char *configured = kvev_config_get (config, "kv_events_bind_endpoint");
+      const char *bound = kvev_publisher_get_endpoint (publisher);
 
-    if (bound != NULL && strchr (configured, '*') != NULL)
-      g_printerr (_ ("%s: publishing on %s\n"), g_get_prgname (), bound);
-  }
+      if (bound != NULL && strchr (configured, '*') != NULL)
+        g_printerr (_ ("%s: publishing on %s\n"), g_get_prgname (), bound);
+    }
   pub.publisher = publisher;
 
   bad = run_input (&pub, input, strict, &read_failed);

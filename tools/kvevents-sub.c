@@ -370,7 +370,11 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
       return FALSE;
     }
   if (!set_option (source->socket, ZMQ_RCVHWM, sub->rcvhwm, "ZMQ_RCVHWM", error)
-      || !set_option (source->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
+      || !set_option (source->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
+      /* Without it a tcp://[v6 address] endpoint never connects, and
+       * ZeroMQ says nothing. */
+      || !set_option (source->socket, ZMQ_IPV6, kvt_endpoint_is_ipv6 (source->endpoint),
+                      "ZMQ_IPV6", error))
     return FALSE;
   /* The server key makes the socket a CURVE client; like every option
    * that shapes the handshake, it is set before connecting. */

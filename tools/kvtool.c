@@ -122,3 +122,9 @@ kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value)
   *value = parsed;
   return TRUE;
 }
+
+gboolean
+kvt_endpoint_is_ipv6 (const char *endpoint)
+{
+  return g_str_has_prefix (endpoint, "tcp://[");
+}

@@ -49,6 +49,13 @@ void kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean 
  * no spaces, no trailing garbage. */
 gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value);
 
+/* Whether a tcp:// endpoint names its host as a bracketed IPv6 address:
+ * a ZeroMQ socket binds or connects to it only with ZMQ_IPV6, which the
+ * tools set for such endpoints alone, as the library does.  On other
+ * sockets it would bind IPv4 addresses as IPv6 ones, and could resolve a
+ * host name to an IPv6 address its IPv4-only publisher does not serve. */
+gboolean kvt_endpoint_is_ipv6 (const char *endpoint);
+
 G_END_DECLS
 
 #endif /* KVTOOL_H */

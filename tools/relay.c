@@ -310,6 +310,8 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   if (!set_option (relay->xpub, ZMQ_SNDHWM, send_hwm, error)
       || !set_option (relay->xpub, ZMQ_XPUB_VERBOSE, 1, error)
       || !set_option (relay->xpub, ZMQ_LINGER, 0, error)
+      /* It binds the library's endpoint in the library's place. */
+      || !set_option (relay->xpub, ZMQ_IPV6, kvt_endpoint_is_ipv6 (endpoint), error)
       || !set_option (relay->xsub, ZMQ_RCVHWM, 0, error)
       || !set_option (relay->xsub, ZMQ_LINGER, 0, error)
       || !set_option (relay->xsub, ZMQ_RECONNECT_IVL, 10, error))
@@ -465,6 +467,9 @@ kvt_relay_publisher_new (const KvevConfig *config, guint n_subscribers, gint64 w
       (int) MIN (config_flag_uint (config, "kv_events_close_timeout_ms", 1000), G_MAXINT), error);
   if (relay == NULL)
     return NULL;
+  /* Before the wait: a subscriber can come only once it knows the port. */
+  if (strchr (endpoint, '*') != NULL)
+    g_printerr (_ ("%s: publishing on %s\n"), g_get_prgname (), relay->endpoint);
 
   private_config = kvev_config_copy (config);
   if (!kvev_config_set (private_config, "kv_events_bind_endpoint", relay->library_endpoint, error))
