@@ -217,16 +217,36 @@ G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_CLEARED_SUPPRESSED + 1);
 char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
+  guint64 values[G_N_ELEMENTS (stat_names)];
   GString *json;
   guint i;
 
   g_return_val_if_fail (publisher != NULL, NULL);
 
+  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
+    values[i] = kvev_publisher_stat (publisher, (KvevStat) i);
+  /* Read one by one, enqueued would be older than the rest, and a status
+   * page could show more events dropped than ever enqueued.  The worker's
+   * counters come first, then the queue's at one moment: enqueued then
+   * covers every event counted published, dropped or still queued. */
+  if (publisher->enabled)
+    {
+      guint64 published = kvev_counter_get_acquire (&publisher->published_events);
+      guint64 send_failed = kvev_counter_get_acquire (&publisher->send_failed_events);
+      KvevQueueCounts counts;
+
+      kvev_queue_counts (publisher->queue, &counts);
+      values[KVEV_STAT_ENQUEUED_EVENTS] = counts.enqueued;
+      values[KVEV_STAT_PUBLISHED_EVENTS] = published;
+      values[KVEV_STAT_DROPPED_EVENTS] = counts.dropped + send_failed;
+      values[KVEV_STAT_QUEUE_DEPTH] = counts.depth;
+      values[KVEV_STAT_QUEUE_HIGH_WATER] = counts.high_water;
+    }
+
   json = g_string_new ("{\"enabled\": ");
   g_string_append (json, publisher->enabled ? "true" : "false");
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    g_string_append_printf (json, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i],
-                            kvev_publisher_stat (publisher, (KvevStat) i));
+    g_string_append_printf (json, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i], values[i]);
   g_string_append_c (json, '}');
   return g_string_free (json, FALSE);
 }

@@ -388,6 +388,20 @@ kvev_queue_rings (const KvevQueue *queue)
   return kvev_counter_get (&queue->rings);
 }
 
+void
+kvev_queue_counts (const KvevQueue *queue, KvevQueueCounts *counts)
+{
+  /* The lock is not part of the queue's value: a reader may take it. */
+  KvevQueue *locked = (KvevQueue *) queue;
+
+  queue_lock (locked);
+  counts->enqueued = queue->enqueued;
+  counts->dropped = queue->dropped;
+  counts->depth = queue->depth;
+  counts->high_water = queue->high_water;
+  queue_unlock (locked);
+}
+
 guint64
 kvev_queue_high_water (const KvevQueue *queue)
 {

@@ -68,6 +68,16 @@ guint64 kvev_queue_enqueued (const KvevQueue *queue);
 guint64 kvev_queue_dropped (const KvevQueue *queue);
 guint64 kvev_queue_depth (const KvevQueue *queue);
 guint64 kvev_queue_high_water (const KvevQueue *queue);
+/* enqueued, dropped, depth and high water at one moment, under the
+ * queue's lock: what a push or a pop changes together stays together. */
+typedef struct
+{
+  guint64 enqueued;
+  guint64 dropped;
+  guint64 depth;
+  guint64 high_water;
+} KvevQueueCounts;
+void kvev_queue_counts (const KvevQueue *queue, KvevQueueCounts *counts);
 /* How many pushes had to wake the sleeping consumer. */
 guint64 kvev_queue_rings (const KvevQueue *queue);
 KvevConsumerState kvev_queue_consumer_state (const KvevQueue *queue);
@@ -78,6 +88,11 @@ KvevConsumerState kvev_queue_consumer_state (const KvevQueue *queue);
 #define kvev_counter_get(ptr) __atomic_load_n ((ptr), __ATOMIC_RELAXED)
 #define kvev_counter_set(ptr, value) __atomic_store_n ((ptr), (value), __ATOMIC_RELAXED)
 #define kvev_counter_add(ptr, n) ((void) __atomic_fetch_add ((ptr), (n), __ATOMIC_RELAXED))
+/* For a counter that a reader takes before kvev_queue_counts(): the
+ * release store and the acquire load keep the snapshot from missing a
+ * pop whose events the counter already has. */
+#define kvev_counter_set_release(ptr, value) __atomic_store_n ((ptr), (value), __ATOMIC_RELEASE)
+#define kvev_counter_get_acquire(ptr) __atomic_load_n ((ptr), __ATOMIC_ACQUIRE)
 
 G_END_DECLS
 

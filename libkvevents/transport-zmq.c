@@ -91,13 +91,14 @@ publish_batch (KvevTransport *transport, const KvevEvent *events, guint n)
   payload = kvev_encode_batch (transport->encoder, timestamp_ms, events, n, &payload_len);
   if (send_message (transport, sequence, payload, payload_len))
     {
-      kvev_counter_set (&publisher->published_events, publisher->published_events + n);
+      kvev_counter_set_release (&publisher->published_events, publisher->published_events + n);
       kvev_counter_set (&publisher->published_batches, publisher->published_batches + 1);
     }
   else
     {
       kvev_counter_set (&publisher->send_failures, publisher->send_failures + 1);
-      kvev_counter_set (&publisher->send_failed_events, publisher->send_failed_events + n);
+      kvev_counter_set_release (&publisher->send_failed_events,
+                                publisher->send_failed_events + n);
     }
   kvev_counter_set (&publisher->last_sequence, sequence);
 }

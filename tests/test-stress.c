@@ -146,6 +146,81 @@ churn (gpointer data)
   return NULL;
 }
 
+static guint64
+json_uint (const char *json, const char *name)
+{
+  g_autofree char *needle = g_strdup_printf ("\"%s\": ", name);
+  const char *at = strstr (json, needle);
+
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen (needle), NULL, 10);
+}
+
+/* One status snapshot adds up: every event enqueued is published,
+ * dropped, still queued or in the worker's hands, never fewer. */
+static void
+assert_stats_add_up (KvevPublisher *publisher)
+{
+  g_autofree char *json = kvev_publisher_stats_json (publisher);
+  guint64 enqueued = json_uint (json, "enqueued_events");
+  guint64 accounted = json_uint (json, "published_events") + json_uint (json, "dropped_events")
+                      + json_uint (json, "queue_depth");
+
+  if (enqueued < accounted)
+    g_error ("enqueued %" G_GUINT64_FORMAT " < published + dropped + depth %" G_GUINT64_FORMAT
+             ": %s",
+             enqueued, accounted, json);
+}
+
+typedef struct
+{
+  KvevPublisher *publisher;
+  gint stop;
+} Flood;
+
+static gpointer
+flood_main (gpointer data)
+{
+  Flood *flood = data;
+  guint i = 0;
+
+  while (!g_atomic_int_get (&flood->stop))
+    {
+      char key[32];
+
+      g_snprintf (key, sizeof key, "flood-%u", i++);
+      kvev_publish_stored (flood->publisher, "t", key, -1, NULL,
+                           i % 2 ? KVEV_MEDIA_CPU : KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+    }
+  return NULL;
+}
+
+/* Status snapshots taken while a producer overflows the queue add up. */
+static void
+test_stats_snapshots (void)
+{
+  g_autofree char *endpoint = test_ipc_endpoint ("snapshots");
+  g_autoptr (KvevConfig) config = test_config_new (endpoint);
+  g_autoptr (GError) error = NULL;
+  Flood flood = { 0 };
+  GThread *thread;
+  gint64 deadline;
+  guint i;
+
+  test_config_set (config, "kv_events_queue_capacity", "64");
+  flood.publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  thread = g_thread_new ("flood", flood_main, &flood);
+  /* Half a second of snapshots: a slow sanitizer build takes fewer. */
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  for (i = 0; i < 1000 || g_get_monotonic_time () < deadline; i++)
+    assert_stats_add_up (flood.publisher);
+  g_atomic_int_set (&flood.stop, 1);
+  g_thread_join (thread);
+  g_assert_cmpuint (kvev_publisher_stat (flood.publisher, KVEV_STAT_DROPPED_EVENTS), >, 0);
+  kvev_publisher_free (flood.publisher);
+}
+
 static void
 test_conservation (void)
 {
@@ -318,6 +393,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/kvevents/stress/conservation", test_conservation);
+  g_test_add_func ("/kvevents/stress/stats-snapshots", test_stats_snapshots);
   g_test_add_func ("/kvevents/stress/create-free-cycles", test_create_free_cycles);
   g_test_add_func ("/kvevents/stress/free-with-stuck-subscriber", test_free_with_stuck_subscriber);
 

@@ -323,7 +323,9 @@ KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
  *
  * Every statistic as one JSON object, for a status endpoint:
  * {"enabled": true, "enqueued_events": N, ...}, each counter by its
- * snake_case name.
+ * snake_case name.  Unlike separate kvev_publisher_stat() calls, one
+ * snapshot adds up: enqueued_events is at least published_events +
+ * dropped_events + queue_depth (the rest are in the worker's hands).
  *
  * Returns: (transfer full): a NUL-terminated string; free with g_free().
  * Thread-safe.
