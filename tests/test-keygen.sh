@@ -18,7 +18,7 @@ KEYGEN=$top_builddir/tools/kvevents-keygen
 PUB=$top_builddir/tools/kvevents-pub
 SUB=$top_builddir/tools/kvevents-sub
 
-TOTAL=35
+TOTAL=36
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # mode FILE: the permissions as ls shows them, such as -rw-------.
@@ -70,6 +70,18 @@ check "PREFIX.pub has mode 0644 under umask 000" test "$(mode "$dir/server.pub")
 check "both files hold one 40-character Z85 key" is_key "$dir/server.key" "$dir/server.pub"
 check "the public key is printed, and it is PREFIX.pub" cmp -s "$dir/server.out" "$dir/server.pub"
 check "the secret key is not the public key" sh -c "! cmp -s '$dir/server.key' '$dir/server.pub'"
+
+# Standard output that fails once the files are written: status 1, and
+# the message says the pair is there, or a retry meets "already exists"
+# with no idea why.
+if test -w /dev/full; then
+  "$KEYGEN" "$dir/full" >/dev/full 2>"$dir/full.err"
+  check "a failed standard output after the files is status 1 and says the pair is written" \
+    sh -c "test $? = 1 && grep -q 'the key pair is written' '$dir/full.err' &&
+           test -s '$dir/full.key' && test -s '$dir/full.pub'"
+else
+  skip "no /dev/full here"
+fi
 
 # A umask that lets no one else read: the public key is 0644 still.
 (umask 077 && "$KEYGEN" "$dir/client") >/dev/null 2>&1

@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=57; else TOTAL=26; fi
+if test "$have_zmq" = 1; then TOTAL=61; else TOTAL=27; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
@@ -86,6 +86,14 @@ check "a removeall left open at the end of input is reported and ended" \
 check "good lines after bad ones still run (stats printed)" contains "$dir/bad.out" '"enabled": false'
 check "good and comment lines are not reported" \
   test "$(grep -c 'bad.in:[1-3]:' "$dir/bad.err")" = 0
+
+# A closed standard output: status 1 once the whole input ran (the second
+# stats comes after the reader has gone), not a death by SIGPIPE.
+mkfifo "$dir/closed-pub"
+head -c 1 <"$dir/closed-pub" >/dev/null &
+printf 'stats\nsleep 300\nstats\n' | "$PUB" >"$dir/closed-pub" 2>"$dir/closed-pub.err"
+check "a closed standard output is status 1 for kvevents-pub, reported" \
+  sh -c "test $? = 1 && grep -q 'cannot write: Broken pipe' '$dir/closed-pub.err'"
 
 "$PUB" --strict --input="$dir/bad.in" >"$dir/strict.out" 2>"$dir/strict.err"
 check "kvevents-pub --strict fails at a bad line" test $? = 1
@@ -260,6 +268,26 @@ check "--stats prints the statistics at the end" \
 check "the sub's summary counts every event by kind" \
   test "$(field "$dir/all.summary" stored)/$(field "$dir/all.summary" removed)/$(field "$dir/all.summary" cleared)" = 4/6/3
 
+# A RemoveAll that the input leaves open, or inside which --strict stops,
+# ends without cleared: nothing said that its loop removed everything,
+# and cleared would make subscribers drop the tenant's every object.
+printf 'removeall t4\nremoveall-object k6 cpu\n' >"$dir/open.in"
+PUB_FLAGS=--stats pubsub open
+check "a RemoveAll the input leaves open publishes its removed event and no cleared" \
+  sh -c "test $pub_status = 0 && test $sub_status = 0 &&
+         grep -q '\"object_key\": \"k6\"' '$dir/open.out' &&
+         ! grep '\"kind\": \"cleared\"' '$dir/open.out' | grep -q '\"tenant_id\": \"t4\"' &&
+         grep -q '\"skipped_other\": 1, \"cleared_suppressed\": 1' '$dir/open.pub-out'"
+printf 'removeall t5\nremoveall-object k7 cpu\nremoveall-skip leasd\nremoveall-end\n' >"$dir/stopped.in"
+"$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/stopped.sock" \
+  --kv-events-backend-id=tools --strict --stats --input="$dir/stopped.in" \
+  >"$dir/stopped.out" 2>"$dir/stopped.err"
+check "a RemoveAll that --strict stops inside ends without cleared (status 1)" \
+  sh -c "test $? = 1 &&
+         grep -q 'stopped.in:3: stopped inside the removeall of line 1; ending it without cleared' \
+           '$dir/stopped.err' &&
+         grep -q '\"skipped_other\": 1, \"cleared_suppressed\": 1' '$dir/stopped.out'"
+
 cat >"$dir/text.in" <<'EOF'
 stored - k1 cpu g1
 removed - k1 cpu g1
@@ -333,6 +361,21 @@ sub_status=$?
 echo "# kvevents-sub ended with status $sub_status after $signals signal(s)"
 check "SIGTERM ends kvevents-sub whose output is blocked (status 1, at most two signals)" \
   sh -c "test $sub_status = 1 && test $signals -le 2 && grep -q 'output was blocked' '$dir/stuck.err'"
+
+# A closed standard output (kvevents-sub | head -c 1) ends kvevents-sub
+# with its summary, --summary-json and status 1, not a death by SIGPIPE.
+mkfifo "$dir/closed"
+head -c 1 <"$dir/closed" >/dev/null &
+"$SUB" --endpoint="ipc://$dir/closed.sock" --until-disconnect --timeout-ms=30000 \
+  --summary-json="$dir/closed.json" >"$dir/closed" 2>"$dir/closed.err" &
+sub=$!
+"$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/closed.sock" --kv-events-backend-id=tools \
+  --wait-subscribers=1 --wait-timeout-ms=30000 --input="$dir/stuck.in" >/dev/null 2>"$dir/closed.pub-err"
+wait $sub
+sub_status=$?
+check "a closed standard output ends kvevents-sub with its summary and status 1" \
+  sh -c "test $sub_status = 1 && grep -q 'Broken pipe' '$dir/closed.err' &&
+         grep -q 'kvevents-sub: summary' '$dir/closed.err' && test -s '$dir/closed.json'"
 
 # IPv6: kvevents-pub binds tcp://[::1]:* (its relay does, for
 # --wait-subscribers) and kvevents-sub connects there.  Without ZMQ_IPV6

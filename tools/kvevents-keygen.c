@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -230,7 +231,7 @@ main (int argc, char **argv)
 {
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  gboolean force = FALSE, print = FALSE, version = FALSE;
+  gboolean force = FALSE, print = FALSE, version = FALSE, wrote_pair = FALSE;
   char public_key[KEY_TEXT_SIZE], secret_key[KEY_TEXT_SIZE];
   int status = KVT_EXIT_OK;
   const GOptionEntry entries[] = {
@@ -242,6 +243,9 @@ main (int argc, char **argv)
     { NULL },
   };
 
+  /* A closed standard output is reported, not a silent death after the
+   * files were written. */
+  signal (SIGPIPE, SIG_IGN);
   kvt_init_i18n ();
   g_set_prgname ("kvevents-keygen");
 
@@ -301,7 +305,10 @@ main (int argc, char **argv)
   if (print)
     g_print ("%s\n%s\n", public_key, secret_key);
   else if (write_pair (argv[1], public_key, secret_key, force, &error))
-    g_print ("%s\n", public_key);
+    {
+      wrote_pair = TRUE;
+      g_print ("%s\n", public_key);
+    }
   else
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
@@ -311,7 +318,13 @@ main (int argc, char **argv)
 
   if (fflush (stdout) != 0 || ferror (stdout))
     {
-      g_printerr (_ ("%s: cannot write the key: %s\n"), g_get_prgname (), g_strerror (errno));
+      /* The files are written by then: say so, or a retry would meet
+       * "already exists" with no idea why. */
+      if (wrote_pair)
+        g_printerr (_ ("%s: cannot print the public key: %s; the key pair is written\n"),
+                    g_get_prgname (), g_strerror (errno));
+      else
+        g_printerr (_ ("%s: cannot write the key: %s\n"), g_get_prgname (), g_strerror (errno));
       status = KVT_EXIT_FAILURE;
     }
   return status;

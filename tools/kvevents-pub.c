@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,9 @@ main (int argc, char **argv)
     { NULL },
   };
 
+  /* A closed standard output is a write error, reported at the end with
+   * status 1, not a silent death before the rest of the script ran. */
+  signal (SIGPIPE, SIG_IGN);
   kvt_init_i18n ();
   g_set_prgname ("kvevents-pub");
 
@@ -612,10 +616,20 @@ main (int argc, char **argv)
   bad = run_input (&pub, input, strict, &read_failed);
   if (input != stdin)
     fclose (input);
+  /* The script never said how its loop ended, so it may have left
+   * objects behind: cleared would make subscribers drop them all.  One
+   * skip ends the scope without it, and the statistics show why. */
   if (pub.scope != NULL)
     {
-      g_printerr (_ ("%s:%u: the input ended inside the removeall of line %u; ending it\n"),
-                  pub.input_name, pub.line_number, pub.scope_line);
+      if ((bad > 0 && strict) || read_failed)
+        g_printerr (_ ("%s:%u: stopped inside the removeall of line %u; ending it without "
+                       "cleared\n"),
+                    pub.input_name, pub.line_number, pub.scope_line);
+      else
+        g_printerr (_ ("%s:%u: the input ended inside the removeall of line %u; ending it "
+                       "without cleared\n"),
+                    pub.input_name, pub.line_number, pub.scope_line);
+      kvev_clear_skipped (pub.scope, KVEV_SKIP_OTHER);
       kvev_clear_end (g_steal_pointer (&pub.scope));
       bad++;
     }

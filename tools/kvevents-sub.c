@@ -637,7 +637,8 @@ run (Sub *sub, GError **error)
   if (sub->timeout_ms > 0)
     deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
 
-  while (ok && stop_signal == 0 && !count_reached (sub))
+  /* Once the output has failed, receiving more would only lose more. */
+  while (ok && stop_signal == 0 && !count_reached (sub) && !ferror (stdout))
     {
       long wait_ms = 250; /* how often a signal that interrupted nothing is noticed */
       int rc;
@@ -671,7 +672,7 @@ run (Sub *sub, GError **error)
           /* A bounded run per socket keeps one busy publisher from
            * starving the others. */
           if (items[i].revents & ZMQ_POLLIN)
-            while (taken < 256 && stop_signal == 0 && !count_reached (sub)
+            while (taken < 256 && stop_signal == 0 && !ferror (stdout) && !count_reached (sub)
                    && receive_one (sub, source))
               taken++;
           if (taken > 0 && sub->timeout_ms > 0)
@@ -890,6 +891,9 @@ main (int argc, char **argv)
   sigemptyset (&action.sa_mask);
   sigaction (SIGINT, &action, NULL);
   sigaction (SIGTERM, &action, NULL);
+  /* A closed standard output ends the subscription like any failed
+   * write, with the summary and status 1, not with a silent death. */
+  signal (SIGPIPE, SIG_IGN);
 
   kvt_init_i18n ();
   g_set_prgname ("kvevents-sub");
