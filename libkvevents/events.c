@@ -233,25 +233,35 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
                    media_after & ~media_before);
 }
 
-void
-kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
+/* TRUE when cleared is queued or, by a disabled publisher, would have
+ * been: kvev_clear_end() reports what happened, a rejection included. */
+static gboolean
+publish_cleared (KvevPublisher *publisher, const char *function, const char *tenant_id)
 {
-  gsize tenant_len;
+  gsize tenant_len = optional_len (tenant_id);
 
-  g_return_if_fail (publisher != NULL);
-
-  tenant_len = optional_len (tenant_id);
   if (G_UNLIKELY (tenant_len > KVEV_MAX_KEY_LEN))
     {
-      reject (publisher, G_STRFUNC, "tenant longer than 1 MiB");
-      return;
+      reject (publisher, function, "tenant longer than 1 MiB");
+      return FALSE;
     }
-  if (!publisher->enabled || G_UNLIKELY (!g_atomic_int_get (&publisher->accepting)))
-    return;
+  if (!publisher->enabled)
+    return TRUE;
+  if (G_UNLIKELY (!g_atomic_int_get (&publisher->accepting)))
+    return FALSE;
 
   /* cleared is tenant-scoped: emit_object_key does not apply. */
   kvev_queue_push (publisher->queue,
                    kvev_call_new_cleared (tenant_id, tenant_len));
+  return TRUE;
+}
+
+void
+kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
+{
+  g_return_if_fail (publisher != NULL);
+
+  publish_cleared (publisher, G_STRFUNC, tenant_id);
 }
 
 KvevClearScope *
@@ -309,10 +319,9 @@ kvev_clear_end (KvevClearScope *scope)
   publisher = scope->publisher;
   /* A tenant that held nothing, or a RemoveAll that left an object
    * behind, must not tell indexers that the tenant is empty. */
-  clear = scope->removed_objects > 0 && scope->skipped_objects == 0;
-  if (clear)
-    kvev_publish_cleared (publisher, scope->tenant_id);
-  else if (publisher->enabled)
+  clear = scope->removed_objects > 0 && scope->skipped_objects == 0
+          && publish_cleared (publisher, G_STRFUNC, scope->tenant_id);
+  if (!clear && publisher->enabled)
     kvev_counter_add (&publisher->cleared_suppressed, 1);
   g_free (scope->tenant_id);
   g_free (scope);

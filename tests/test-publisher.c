@@ -541,7 +541,9 @@ test_large_key (void)
   g_autoptr (KvevConfig) config = config_for ("large-key");
   g_autoptr (GPtrArray) messages = NULL;
   g_autofree char *key = g_malloc (KVEV_MAX_KEY_LEN + 1);
+  g_autofree char *tenant = g_malloc (KVEV_MAX_KEY_LEN + 2);
   Fixture fixture = { 0 };
+  KvevClearScope *scope;
   const msgpack_object *value;
   guint64 enqueued;
 
@@ -562,6 +564,22 @@ test_large_key (void)
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 1);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS), ==,
                     enqueued);
+  assert_no_message (&fixture);
+
+  /* A cleared the library refuses was not published, and
+   * kvev_clear_end() says so. */
+  memset (tenant, 't', KVEV_MAX_KEY_LEN + 1);
+  tenant[KVEV_MAX_KEY_LEN + 1] = '\0';
+  scope = kvev_clear_begin (fixture.publisher, tenant);
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL,
+                         "kvev_clear_object_removed: *longer than 1 MiB*");
+  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "kvev_clear_end: *longer than 1 MiB*");
+  g_assert_false (kvev_clear_end (scope));
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 3);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_CLEARED_SUPPRESSED), ==, 1);
   assert_no_message (&fixture);
   fixture_stop (&fixture);
 }

@@ -254,7 +254,8 @@ KVEV_API void kvev_clear_skipped (KvevClearScope *scope,
  * object behind, publishes no cleared.
  *
  * Returns: %TRUE when cleared was published (for a disabled publisher:
- *   when it would have been).
+ *   when it would have been); %FALSE also when the library refused it, as
+ *   for a tenant longer than 1 MiB.
  */
 KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
 
