@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=61; else TOTAL=27; fi
+if test "$have_zmq" = 1; then TOTAL=63; else TOTAL=27; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
@@ -460,6 +460,11 @@ sets = {
         message(0, [1000, [rfc(1, "stored")], 0]),           # a restart
         message(1, [1000, [rfc(1, "stored")], 0]),           # id went back
     ],
+    # Event 2 arrives but cannot be shown: it is no hole in the ids.
+    "skipped": [
+        message(0, [1000, [rfc(1, "stored"), {"event_id": 2, "event_type": "bogus"},
+                           rfc(3, "stored")], 0]),
+    ],
 }
 subprocess.run([sys.argv[1], sys.argv[2]] + sets[sys.argv[3]], check=True, timeout=60)
 EOF
@@ -519,5 +524,12 @@ check "a sequence going back is reported as a restart, without a false event_id 
          grep -q 'message 1: event_id went back from 1 to 1' '$dir/loss.err'"
 check "the summary totals the loss" \
   test "$(field "$dir/loss.summary" sequence_gaps)/$(field "$dir/loss.summary" skipped_sequence_numbers)/$(field "$dir/loss.summary" event_id_holes)/$(field "$dir/loss.summary" lost_events)/$(field "$dir/loss.summary" restarts)" = 1/2/1/2/1
+
+frames skipped skipped --count=3
+check "a skipped event that carried an event_id is no hole in the ids" \
+  test "$(field "$dir/skipped.summary" event_id_holes)/$(field "$dir/skipped.summary" bad_events)/$(field "$dir/skipped.summary" events)" = 0/1/2
+frames skipped-count skipped --count=1
+check "--count counts in message order, skipped events where they stand" \
+  test "$(wc -l <"$dir/skipped-count.out")/$(field "$dir/skipped-count.summary" bad_events)" = 1/0
 
 test $n = $TOTAL || echo "# planned $TOTAL tests, ran $n"

@@ -689,11 +689,23 @@ describe (const MpItem *item)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
-/* Decodes the event that fills event_bytes (already known to be one
- * complete value).  Returns the event, or NULL with *error set. */
+/* An event that arrived but cannot be shown. */
 static KvtEvent *
-decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, guint index,
-              char **error)
+skipped_event (char *error, gboolean has_event_id, guint64 event_id)
+{
+  KvtEvent *event = g_new0 (KvtEvent, 1);
+
+  event->error = error;
+  event->has_event_id = has_event_id;
+  event->event_id = event_id;
+  return event;
+}
+
+/* Decodes the event that fills event_bytes (already known to be one
+ * complete value).  Never NULL: an event that cannot be decoded comes
+ * back skipped, with its error. */
+static KvtEvent *
+decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, guint index)
 {
   g_autoptr (GString) line = g_string_new (NULL);
   FieldWriter writer = { batch->format, line, 0 };
@@ -749,17 +761,17 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       /* event_type is the RFC's name; type is the legacy alias and what
        * a type-keyed vLLM map carries. */
       if (!have_event_type && !have_type)
-        {
-          *error = g_strdup_printf (_ ("event %u has neither event_type nor type"), index);
-          return NULL;
-        }
+        return skipped_event (
+            g_strdup_printf (_ ("event %u has neither event_type nor type"), index),
+            has_event_id, event_id);
       if (have_event_type ? !kind_from_event_type (&event_type, &kind)
                           : !kind_from_tag (&type, &kind, &names))
         {
           g_autofree char *shown = describe (have_event_type ? &event_type : &type);
 
-          *error = g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown);
-          return NULL;
+          return skipped_event (
+              g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown),
+              has_event_id, event_id);
         }
 
       reader.pos = body;
@@ -777,16 +789,15 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       MpItem tag;
 
       if (item.size == 0 || !read_item (&reader, &tag) || tag.type != MP_STR)
-        {
-          *error = g_strdup_printf (_ ("event %u is an array without a type tag"), index);
-          return NULL;
-        }
+        return skipped_event (
+            g_strdup_printf (_ ("event %u is an array without a type tag"), index), FALSE, 0);
       if (!kind_from_tag (&tag, &kind, &names))
         {
           g_autofree char *shown = describe (&tag);
 
-          *error = g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown);
-          return NULL;
+          return skipped_event (
+              g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown),
+              FALSE, 0);
         }
       begin_line (batch, kind, line);
       write_array_fields (&reader, &tag, item.size, names, &writer);
@@ -794,10 +805,8 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       event = g_new0 (KvtEvent, 1);
     }
   else
-    {
-      *error = g_strdup_printf (_ ("event %u is neither a map nor a tagged array"), index);
-      return NULL;
-    }
+    return skipped_event (
+        g_strdup_printf (_ ("event %u is neither a map nor a tagged array"), index), FALSE, 0);
 
   event->kind = kind;
   event->line = g_string_free (g_steal_pointer (&line), FALSE);
@@ -913,17 +922,11 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
   for (i = 0; i < events.size; i++)
     {
       gsize start = reader.pos;
-      char *error = NULL;
-      KvtEvent *event;
 
       skip_value (&reader);
       /* People count events from 1. */
-      event = decode_event (batch, payload + start, reader.pos - start,
-                            (guint) MIN (i + 1, G_MAXUINT), &error);
-      if (event != NULL)
-        g_ptr_array_add (message->events, event);
-      else
-        g_ptr_array_add (message->event_errors, error);
+      g_ptr_array_add (message->events, decode_event (batch, payload + start, reader.pos - start,
+                                                      (guint) MIN (i + 1, G_MAXUINT)));
     }
 }
 
@@ -933,6 +936,7 @@ event_free (gpointer data)
   KvtEvent *event = data;
 
   g_free (event->line);
+  g_free (event->error);
   g_free (event);
 }
 
@@ -944,7 +948,6 @@ kvt_decode_message (const KvtFrame *frames, gsize n_frames, KvtFormat format, co
   guint64 sequence_be;
 
   message->events = g_ptr_array_new_with_free_func (event_free);
-  message->event_errors = g_ptr_array_new_with_free_func (g_free);
 
   if (n_frames != 3)
     {
@@ -977,7 +980,6 @@ kvt_message_free (KvtMessage *message)
     return;
   g_free (message->error);
   g_ptr_array_unref (message->events);
-  g_ptr_array_unref (message->event_errors);
   g_free (message);
 }
 

@@ -44,7 +44,9 @@ typedef struct
   KvtEventKind kind;
   gboolean has_event_id; /* the RFC #1527 maps carry one; vLLM's do not */
   guint64 event_id;
-  char *line; /* the rendered event, without a newline */
+  char *line;  /* the rendered event, without a newline; NULL if skipped */
+  char *error; /* why the event was skipped (translated), or NULL; a
+                * skipped event keeps the event_id it carried, if any */
 } KvtEvent;
 
 typedef struct
@@ -54,10 +56,9 @@ typedef struct
   guint64 sequence;
   /* Why the whole message was skipped (translated), or NULL. */
   char *error;
-  /* The events that decoded (KvtEvent *), in message order. */
+  /* Every event (KvtEvent *), decoded or skipped, in message order: a
+   * skipped one still arrived, and counts where it stood. */
   GPtrArray *events;
-  /* One translated line per event that was skipped (char *). */
-  GPtrArray *event_errors;
 } KvtMessage;
 
 /* Decodes one message.  A wire message is three frames: topic, 8-byte

@@ -241,23 +241,25 @@ handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames
       return;
     }
 
-  for (i = 0; i < message->event_errors->len && !count_reached (sub); i++)
-    {
-      sub->summary.bad_events++;
-      sub->counted++;
-      report (sub, source, _ ("message %" PRIu64 ": %s; skipped"), message->sequence,
-              (const char *) g_ptr_array_index (message->event_errors, i));
-    }
-
+  /* In message order, skipped events included: --count stops where the
+   * stream says, and a skipped event that carried an event_id arrived,
+   * so the next one's is no hole. */
   for (i = 0; i < message->events->len && !count_reached (sub); i++)
     {
       const KvtEvent *event = g_ptr_array_index (message->events, i);
 
-      sub->summary.events++;
-      sub->summary.by_kind[event->kind]++;
       sub->counted++;
       if (event->has_event_id)
         track_event_id (sub, source, message->sequence, event->event_id);
+      if (event->error != NULL)
+        {
+          sub->summary.bad_events++;
+          report (sub, source, _ ("message %" PRIu64 ": %s; skipped"), message->sequence,
+                  event->error);
+          continue;
+        }
+      sub->summary.events++;
+      sub->summary.by_kind[event->kind]++;
       if (!sub->quiet && !output_abandoned ())
         {
           fputs (event->line, stdout);

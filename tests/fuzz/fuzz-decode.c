@@ -224,7 +224,7 @@ static void
 check_message (const KvtMessage *message, gsize n_frames, KvtFormat format, gsize input_len)
 {
   kvev_fuzz_assert (message != NULL);
-  kvev_fuzz_assert (message->events != NULL && message->event_errors != NULL);
+  kvev_fuzz_assert (message->events != NULL);
   if (n_frames != 3)
     {
       kvev_fuzz_assert (message->error != NULL);
@@ -233,19 +233,24 @@ check_message (const KvtMessage *message, gsize n_frames, KvtFormat format, gsiz
   if (message->error != NULL)
     {
       check_line (message->error, input_len);
-      kvev_fuzz_assert (message->events->len == 0 && message->event_errors->len == 0);
+      kvev_fuzz_assert (message->events->len == 0);
     }
   for (guint i = 0; i < message->events->len; i++)
     {
       const KvtEvent *event = g_ptr_array_index (message->events, i);
 
+      /* Exactly one of a line and an error. */
+      kvev_fuzz_assert ((event->line == NULL) != (event->error == NULL));
+      if (event->error != NULL)
+        {
+          check_line (event->error, input_len);
+          continue;
+        }
       kvev_fuzz_assert ((guint) event->kind < KVT_N_EVENT_KINDS);
       check_line (event->line, input_len);
       if (format == KVT_FORMAT_JSON)
         kvev_fuzz_assert (is_json_object (event->line));
     }
-  for (guint i = 0; i < message->event_errors->len; i++)
-    check_line (g_ptr_array_index (message->event_errors, i), input_len);
 }
 
 /* The format changes how events look, never which ones decode. */
@@ -256,12 +261,12 @@ check_same_events (const KvtMessage *a, const KvtMessage *b)
   kvev_fuzz_assert (a->has_sequence == b->has_sequence);
   kvev_fuzz_assert (!a->has_sequence || a->sequence == b->sequence);
   kvev_fuzz_assert (a->events->len == b->events->len);
-  kvev_fuzz_assert (a->event_errors->len == b->event_errors->len);
   for (guint i = 0; i < a->events->len; i++)
     {
       const KvtEvent *x = g_ptr_array_index (a->events, i);
       const KvtEvent *y = g_ptr_array_index (b->events, i);
 
+      kvev_fuzz_assert ((x->error == NULL) == (y->error == NULL));
       kvev_fuzz_assert (x->kind == y->kind);
       kvev_fuzz_assert (x->has_event_id == y->has_event_id);
       kvev_fuzz_assert (!x->has_event_id || x->event_id == y->event_id);
