@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=63; else TOTAL=27; fi
+if test "$have_zmq" = 1; then TOTAL=64; else TOTAL=27; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
@@ -151,6 +151,13 @@ fi
 "$SUB" --endpoint=no-transport --timeout-ms=100 >/dev/null 2>"$dir/bad-endpoint.err"
 check "kvevents-sub with an endpoint ZeroMQ cannot parse is a usage error (status 2)" \
   sh -c "test $? = 2 && grep -q 'no-transport' '$dir/bad-endpoint.err'"
+# zmq_connect() takes these, and would retry them for ever.
+"$SUB" --endpoint=tcp://127.0.0.1:99999 --until-disconnect >/dev/null 2>"$dir/bad-port.err"
+bad_port=$?
+"$SUB" --endpoint='tcp://[::1:5' --until-disconnect >/dev/null 2>"$dir/bad-bracket.err"
+check "kvevents-sub refuses a tcp:// port out of range or an open bracket (status 2)" \
+  sh -c "test $bad_port = 2 && test $? = 2 && grep -q 'PORT from 1 to 65535' '$dir/bad-port.err' &&
+         grep -q 'PORT from 1 to 65535' '$dir/bad-bracket.err'"
 if test "$have_python" != yes; then
   while test $n -lt $TOTAL; do skip "needs $PYTHON"; done
   exit 0

@@ -364,6 +364,14 @@ set_option (void *socket, int option, int value, const char *name, GError **erro
 static gboolean
 source_open (Sub *sub, void *context, Source *source, guint index, GError **error)
 {
+  if (!kvt_connect_endpoint_is_valid (source->endpoint))
+    {
+      g_set_error (error, KVT_ERROR, KVT_ERROR_USAGE,
+                   _ ("Cannot connect to %s: a tcp:// endpoint needs a PORT from 1 to 65535 "
+                      "(and an IPv6 host its closing bracket)"),
+                   source->endpoint);
+      return FALSE;
+    }
   source->socket = zmq_socket (context, ZMQ_SUB);
   if (source->socket == NULL)
     {

@@ -56,6 +56,12 @@ gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *va
  * host name to an IPv6 address its IPv4-only publisher does not serve. */
 gboolean kvt_endpoint_is_ipv6 (const char *endpoint);
 
+/* Whether a tcp:// endpoint to connect to ends in a port from 1 to 65535,
+ * after a closed bracket if its host is an IPv6 address.  zmq_connect()
+ * takes some endpoints that can never connect, and retries them for ever.
+ * Other transports are left to ZeroMQ. */
+gboolean kvt_connect_endpoint_is_valid (const char *endpoint);
+
 G_END_DECLS
 
 #endif /* KVTOOL_H */
