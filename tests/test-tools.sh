@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=64; else TOTAL=27; fi
+if test "$have_zmq" = 1; then TOTAL=65; else TOTAL=28; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
@@ -94,6 +94,19 @@ head -c 1 <"$dir/closed-pub" >/dev/null &
 printf 'stats\nsleep 300\nstats\n' | "$PUB" >"$dir/closed-pub" 2>"$dir/closed-pub.err"
 check "a closed standard output is status 1 for kvevents-pub, reported" \
   sh -c "test $? = 1 && grep -q 'cannot write: Broken pipe' '$dir/closed-pub.err'"
+
+# A --config that cannot be read is status 1, a directory too; a pipe is
+# read like a file (its wrong value here is status 2, as from a file).
+mkdir "$dir/config-dir"
+"$PUB" --config="$dir/config-dir" </dev/null >/dev/null 2>"$dir/config-dir.err"
+config_dir=$?
+mkfifo "$dir/config-fifo"
+printf '[kv_events]\nkv_events_dp_rank=x\n' >"$dir/config-fifo" &
+"$PUB" --config="$dir/config-fifo" </dev/null >/dev/null 2>"$dir/config-fifo.err"
+config_fifo=$?
+check "--config: a directory is status 1, a FIFO is read" \
+  sh -c "test $config_dir = 1 && grep -q 'config-dir' '$dir/config-dir.err' &&
+         test $config_fifo = 2 && grep -q 'kv_events_dp_rank' '$dir/config-fifo.err'"
 
 "$PUB" --strict --input="$dir/bad.in" >"$dir/strict.out" 2>"$dir/strict.err"
 check "kvevents-pub --strict fails at a bad line" test $? = 1

@@ -445,6 +445,8 @@ load_config_file (KvevConfig *config, char **argv, GError **error)
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GKeyFile) key_file = g_key_file_new ();
   g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
   const GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &path, NULL, NULL },
     { NULL },
@@ -456,7 +458,11 @@ load_config_file (KvevConfig *config, char **argv, GError **error)
   /* Errors are the second parse's to report. */
   if (!g_option_context_parse_strv (context, &args, NULL) || path == NULL)
     return TRUE;
-  if (!g_key_file_load_from_file (key_file, path, G_KEY_FILE_NONE, error)
+  /* Read first, then parsed: g_key_file_load_from_file () reports a
+   * directory or a FIFO as a parse error, which would be status 2, and
+   * this way --config=<(...) works. */
+  if (!g_file_get_contents (path, &contents, &length, error)
+      || !g_key_file_load_from_data (key_file, contents, length, G_KEY_FILE_NONE, error)
       || !kvev_config_load_key_file (config, key_file, NULL, error))
     {
       g_prefix_error (error, "%s: ", path);
