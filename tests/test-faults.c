@@ -119,14 +119,7 @@ wait_for_zap_warning (void)
 static KvevPublisher *
 new_local_only_publisher (void)
 {
-  g_autoptr (KvevConfig) config = test_config_new ("tcp://127.0.0.1:*");
-  g_autoptr (GError) error = NULL;
-  KvevPublisher *publisher;
-
-  test_config_set (config, "kv_events_allowed_addresses", "127.0.0.1");
-  publisher = kvev_publisher_new (config, &error);
-  g_assert_no_error (error);
-  return publisher;
+  return test_publisher_new_allowing ("tcp://127.0.0.1:*", "127.0.0.1");
 }
 
 /* With no ZAP handler bound, libzmq admits every peer: a failed receive

@@ -285,13 +285,9 @@ test_curve_any_client (void)
 static void
 test_address_allow_list (void)
 {
-  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
-  g_autoptr (KvevPublisher) publisher = NULL;
-  g_autoptr (GError) error = NULL;
+  g_autoptr (KvevPublisher) publisher
+      = test_publisher_new_allowing ("tcp://127.0.0.1:*", "127.0.0.1");
 
-  set (config, "kv_events_allowed_addresses", "127.0.0.1");
-  publisher = kvev_publisher_new (config, &error);
-  g_assert_no_error (error);
   test_assert_only_local_admitted (publisher);
 }
 
@@ -315,13 +311,8 @@ have_ipv6_loopback (void)
 static KvevPublisher *
 new_ipv6_publisher (const char *endpoint, const char *allowed)
 {
-  g_autoptr (KvevConfig) config = secure_config (endpoint);
-  g_autoptr (GError) error = NULL;
-  KvevPublisher *publisher;
+  KvevPublisher *publisher = test_publisher_new_allowing (endpoint, allowed);
 
-  set (config, "kv_events_allowed_addresses", allowed);
-  publisher = kvev_publisher_new (config, &error);
-  g_assert_no_error (error);
   g_assert_true (g_str_has_prefix (kvev_publisher_get_endpoint (publisher), "tcp://[::"));
   return publisher;
 }

@@ -235,6 +235,19 @@ test_publish_some (KvevPublisher *publisher)
   g_assert_true (kvev_publisher_flush (publisher, 10000));
 }
 
+KvevPublisher *
+test_publisher_new_allowing (const char *endpoint, const char *allowed)
+{
+  g_autoptr (KvevConfig) config = test_config_new (endpoint);
+  g_autoptr (GError) error = NULL;
+  KvevPublisher *publisher;
+
+  test_config_set (config, "kv_events_allowed_addresses", allowed);
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  return publisher;
+}
+
 void
 test_assert_only_local_admitted (KvevPublisher *publisher)
 {

@@ -54,6 +54,9 @@ TestMessage *test_sync (KvevPublisher *publisher, TestSub *sub);
 gboolean test_sub_receives_anything (TestSub *sub);
 /* Twenty stored events, flushed. */
 void test_publish_some (KvevPublisher *publisher);
+/* A publisher on endpoint with kv_events_allowed_addresses set to
+ * allowed. */
+KvevPublisher *test_publisher_new_allowing (const char *endpoint, const char *allowed);
 /* For a publisher on 127.0.0.1 allowing only that address: a subscriber
  * from there is served and one from 127.0.0.2 is not; both connect now. */
 void test_assert_only_local_admitted (KvevPublisher *publisher);
