@@ -707,18 +707,11 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
       g_autofree char *shown_key = NULL;
       g_autofree char *shown_group = NULL;
       g_autofree char *reason = NULL;
-      const Flag *flag;
       int code;
 
       raw = g_key_file_get_value (key_file, group, keys[i], &local_error);
       if (raw != NULL)
         value = key_file_value_unescape (raw, &local_error);
-      /* GKeyFile keeps the spaces after a value, and its own boolean and
-       * integer readers ignore them: so do we, for those flags.  A
-       * string's spaces are its own. */
-      flag = flag_lookup (keys[i]);
-      if (value != NULL && flag != NULL && flag->type != FLAG_STRING)
-        g_strchomp (value);
       if (value != NULL && kvev_config_set (work, keys[i], value, &local_error))
         continue;
 

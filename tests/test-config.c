@@ -813,25 +813,6 @@ test_key_file_unreadable_value (void)
   assert_snapshot (config, (const char *const *) before);
 }
 
-/* Spaces after a boolean or an integer are ignored, as GKeyFile's own
- * readers ignore them; a string keeps its own. */
-static void
-test_key_file_trailing_spaces (void)
-{
-  g_autoptr (KvevConfig) config = kvev_config_new ();
-  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
-                                                     "enable_kv_events=true \t\n"
-                                                     "kv_events_dp_rank=5  \n"
-                                                     "kv_events_model_name=m \n");
-  g_autoptr (GError) error = NULL;
-
-  g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
-  g_assert_no_error (error);
-  assert_get (config, "enable_kv_events", "true");
-  assert_get (config, "kv_events_dp_rank", "5");
-  assert_get (config, "kv_events_model_name", "m ");
-}
-
 /* The key file's escapes are undone as GKeyFile documents them. */
 static void
 test_key_file_escapes (void)
@@ -1592,7 +1573,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/key-file-empty-group", test_key_file_empty_group);
   g_test_add_func ("/kvevents/config/key-file-custom-group", test_key_file_custom_group);
   g_test_add_func ("/kvevents/config/key-file-escapes", test_key_file_escapes);
-  g_test_add_func ("/kvevents/config/key-file-trailing-spaces", test_key_file_trailing_spaces);
   g_test_add_func ("/kvevents/config/option-group-parse", test_option_group_parse);
   g_test_add_func ("/kvevents/config/option-group-all-or-nothing",
                    test_option_group_all_or_nothing);
