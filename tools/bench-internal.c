@@ -1,8 +1,8 @@
 /* bench-internal.c: the only part of kvevents-bench that reaches into the
  * library, through the convenience library the unit tests also link: the
  * worker-hold seam of the queue and the encoder.  Kept to this file so
- * that the library's private headers (and their _() for the library's own
- * messages) stay out of the rest of the program.
+ * that the library's private headers (and their gettext macro for the
+ * library's own messages) stay out of the rest of the program.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
