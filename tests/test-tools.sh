@@ -28,7 +28,7 @@ have_python=no
 "$PYTHON" -c 'import json' 2>/dev/null && have_python=yes
 have_zmq=${KVEV_HAVE_ZMQ:-0}
 
-if test "$have_zmq" = 1; then TOTAL=65; else TOTAL=28; fi
+if test "$have_zmq" = 1; then TOTAL=68; else TOTAL=28; fi
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
@@ -417,6 +417,44 @@ if "$PYTHON" -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))'
 else
   skip "this host cannot bind the IPv6 loopback"
 fi
+
+# Killed while its relay runs, kvevents-pub leaves no private directory
+# in $TMPDIR (its library's ipc socket included) and still dies by the
+# signal.  A signal it was started ignoring stays ignored.
+mkdir "$dir/killed"
+(trap '' INT; TMPDIR=$dir/killed exec "$PUB" --enable-kv-events --kv-events-backend-id=tools \
+  --kv-events-bind-endpoint='tcp://127.0.0.1:*' --wait-subscribers=1 --wait-timeout-ms=30000 \
+  </dev/null >/dev/null 2>"$dir/killed.err") &
+pub=$!
+wait_for 300 "$dir/killed.err" 'publishing on'
+find "$dir/killed" >"$dir/killed.before"
+kill -INT $pub
+sleep 0.3
+alive=no
+kill -0 $pub 2>/dev/null && alive=yes
+kill -TERM $pub
+wait $pub
+pub_status=$?
+check "an ignored SIGINT stays ignored by kvevents-pub --wait-subscribers" test $alive = yes
+check "SIGTERM while kvevents-pub waits for subscribers: status 143, its relay directory removed" \
+  sh -c "grep -q 'kvevents-relay-.*/upstream' '$dir/killed.before' && test $pub_status = 143 \
+         && test -z \"\$(ls -A '$dir/killed')\""
+
+# The same after the wait, in the middle of the script's sleep.
+printf 'stored t k1 cpu\nflush\nsleep 30000\n' >"$dir/killed.in"
+TMPDIR=$dir/killed "$PUB" --enable-kv-events --kv-events-backend-id=tools \
+  --kv-events-bind-endpoint="ipc://$dir/killed.sock" --wait-subscribers=1 --wait-timeout-ms=30000 \
+  --input="$dir/killed.in" >/dev/null 2>"$dir/killed2.err" &
+pub=$!
+"$SUB" --endpoint="ipc://$dir/killed.sock" --count=1 --timeout-ms=30000 >"$dir/killed.out" 2>&1
+sub_status=$?
+find "$dir/killed" >"$dir/killed.before"
+kill -HUP $pub
+wait $pub
+pub_status=$?
+check "SIGHUP while kvevents-pub runs its script: status 129, its relay directory removed" \
+  sh -c "test $sub_status = 0 && grep -q 'kvevents-relay-.*/upstream' '$dir/killed.before' \
+         && test $pub_status = 129 && test -z \"\$(ls -A '$dir/killed')\""
 
 # ---------------------------------------------------------------------------
 # Raw frames: malformed messages, other engines' events, loss.

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
@@ -47,6 +49,7 @@ struct _KvtRelay
   void *xsub; /* connected to the library's private endpoint */
   char *endpoint;
   char *private_dir;
+  gboolean armed_cleanup; /* the signal handler removes private_dir */
   char *library_endpoint;
   int linger_ms;
   GThread *thread;
@@ -67,6 +70,88 @@ struct _KvtRelay
   GArray *held;
   guint64 held_sequence;
 };
+
+/* A program killed while its relay runs must not leave the private
+ * directory behind in $TMPDIR.  The handler removes it and then lets the
+ * signal end the process as it would have, so whoever sent it still sees
+ * a death by that signal.  Only async-signal-safe calls run there, on
+ * paths laid out before the handler can see them.  A signal that was
+ * ignored stays ignored (nohup, or a shell's background job).  One relay
+ * a process is all the tools make; a second one is not covered. */
+static const int cleanup_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+static struct sigaction saved_actions[G_N_ELEMENTS (cleanup_signals)];
+static gboolean installed[G_N_ELEMENTS (cleanup_signals)];
+static char cleanup_socket[4096];
+static char cleanup_dir[4096];
+static volatile sig_atomic_t cleanup_armed;
+
+static void
+remove_on_signal (int signum)
+{
+  if (cleanup_armed)
+    {
+      unlink (cleanup_socket);
+      rmdir (cleanup_dir);
+    }
+  /* Blocked until the handler returns, and then fatal. */
+  signal (signum, SIG_DFL);
+  raise (signum);
+}
+
+/* Called with the signals blocked, so none comes between the directory
+ * and its registration. */
+static gboolean
+arm_cleanup (const char *dir, const char *socket_path)
+{
+  struct sigaction action;
+  guint i;
+
+  if (cleanup_armed || g_strlcpy (cleanup_dir, dir, sizeof cleanup_dir) >= sizeof cleanup_dir
+      || g_strlcpy (cleanup_socket, socket_path, sizeof cleanup_socket)
+             >= sizeof cleanup_socket)
+    return FALSE;
+  cleanup_armed = 1;
+  memset (&action, 0, sizeof action);
+  action.sa_handler = remove_on_signal;
+  sigfillset (&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    installed[i] = sigaction (cleanup_signals[i], NULL, &saved_actions[i]) == 0
+                   && saved_actions[i].sa_handler == SIG_DFL
+                   && sigaction (cleanup_signals[i], &action, NULL) == 0;
+  return TRUE;
+}
+
+/* After the directory is gone: a signal in between finds nothing to
+ * remove, which is harmless. */
+static void
+disarm_cleanup (void)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    if (installed[i])
+      sigaction (cleanup_signals[i], &saved_actions[i], NULL);
+  memset (installed, 0, sizeof installed);
+  cleanup_armed = 0;
+}
+
+static void
+block_cleanup_signals (gboolean block, sigset_t *saved)
+{
+  sigset_t set;
+  guint i;
+
+  if (!block)
+    {
+      pthread_sigmask (SIG_SETMASK, saved, NULL);
+      return;
+    }
+  sigemptyset (&set);
+  for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    sigaddset (&set, cleanup_signals[i]);
+  pthread_sigmask (SIG_BLOCK, &set, saved);
+}
 
 static void
 close_parts (GArray *parts)
@@ -285,13 +370,22 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   char bound[1024];
   size_t bound_len = sizeof bound;
   g_autoptr (GError) thread_error = NULL;
+  sigset_t saved_mask;
 
   g_mutex_init (&relay->lock);
   g_cond_init (&relay->cond);
   relay->held = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
   relay->linger_ms = linger_ms;
 
+  block_cleanup_signals (TRUE, &saved_mask);
   relay->private_dir = g_dir_make_tmp ("kvevents-relay-XXXXXX", error);
+  if (relay->private_dir != NULL)
+    {
+      g_autofree char *socket_path = g_build_filename (relay->private_dir, "upstream", NULL);
+
+      relay->armed_cleanup = arm_cleanup (relay->private_dir, socket_path);
+    }
+  block_cleanup_signals (FALSE, &saved_mask);
   if (relay->private_dir == NULL)
     return NULL;
   relay->library_endpoint = g_strdup_printf ("ipc://%s/upstream", relay->private_dir);
@@ -540,6 +634,8 @@ kvt_relay_free (KvtRelay *relay)
 
       g_unlink (socket_path);
       g_rmdir (relay->private_dir);
+      if (relay->armed_cleanup)
+        disarm_cleanup ();
     }
   if (relay->held != NULL)
     g_array_unref (relay->held);
