@@ -118,7 +118,9 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  * @media: the tiers now available.
  *
  * Put, BatchPut or Upsert commit: @media is every completed tier.
- * Offload or promotion: @media is the tier that appeared.
+ * Offload or promotion: @media is only the tier that appeared; or call
+ * kvev_publish_delta() with the tiers before and after, which works
+ * that out.
  */
 KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
                                    const char *tenant_id,
