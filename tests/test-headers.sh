@@ -1,9 +1,9 @@
 #!/bin/sh
 # The public header compiles alone as strict C99 and as C++, so any master
-# can include it.
+# can include it, and a C++ master can pass a set of tiers.
 set -u
 CC=${CC:-cc}
-echo "1..2"
+echo "1..5"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 printf '#include <kvevents/kvevents.h>\nint main (void) { return kvev_has_transport () ? 0 : 0; }\n' >"$tmp/t.c"
@@ -22,4 +22,61 @@ if command -v c++ >/dev/null 2>&1; then
   fi
 else
   echo "ok 2 # SKIP no C++ compiler"
+fi
+
+# KVEV_MEDIA_CPU | KVEV_MEDIA_DISK is an int in C++, which does not turn
+# back into a KvevMedia by itself.
+cat >"$tmp/media.cc" <<'EOF'
+#include <kvevents/kvevents.h>
+
+#if __cplusplus >= 201103L
+static_assert ((KVEV_MEDIA_CPU | KVEV_MEDIA_DISK) == KVEV_MEDIA_ALL, "|");
+static_assert ((KVEV_MEDIA_ALL & KVEV_MEDIA_DISK) == KVEV_MEDIA_DISK, "&");
+static_assert ((KVEV_MEDIA_ALL ^ KVEV_MEDIA_CPU) == KVEV_MEDIA_DISK, "^");
+static_assert (~KVEV_MEDIA_CPU == KVEV_MEDIA_DISK, "~ stays within the tiers");
+static_assert (~KVEV_MEDIA_NONE == KVEV_MEDIA_ALL, "~ of none");
+#endif
+
+int
+gained (KvevPublisher *publisher, KvevMedia before, KvevMedia after)
+{
+  KvevMedia both = KVEV_MEDIA_CPU | KVEV_MEDIA_DISK;
+
+  kvev_publish_stored (publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
+  kvev_publish_delta (publisher, NULL, "k", -1, NULL, before, after & ~KVEV_MEDIA_CPU);
+  kvev_publish_removed (publisher, NULL, "k", -1, NULL, KVEV_MEDIA_ALL);
+  both &= ~KVEV_MEDIA_DISK;
+  both |= KVEV_MEDIA_DISK;
+  both ^= KVEV_MEDIA_CPU;
+  /* Still a constant expression, also in C++98. */
+  static char seen[KVEV_MEDIA_ALL + 1];
+
+  seen[after & KVEV_MEDIA_ALL] = 1;
+  return both == KVEV_MEDIA_DISK ? static_cast<int> (sizeof seen) : 0;
+}
+EOF
+if command -v c++ >/dev/null 2>&1; then
+  if c++ -std=c++11 -pedantic -Wall -Wextra -Werror $flags -c "$tmp/media.cc" \
+    -o "$tmp/media.o" 2>"$tmp/err"; then
+    echo "ok 3 - a set of tiers passes as a KvevMedia in C++11, and the operators stay within it"
+  else
+    echo "not ok 3 - a set of tiers fails in C++11"; sed 's/^/# /' "$tmp/err"
+  fi
+  # GLib's own headers are not -pedantic C++98.
+  if c++ -std=c++98 -Wall -Wextra -Werror $flags -c "$tmp/media.cc" -o "$tmp/media98.o" 2>"$tmp/err"; then
+    echo "ok 4 - a set of tiers passes as a KvevMedia in C++98"
+  else
+    echo "not ok 4 - a set of tiers fails in C++98"; sed 's/^/# /' "$tmp/err"
+  fi
+  # The README's tour is this program; a C++ master copies it.
+  if c++ -x c++ -std=c++11 -Wall -Wextra -Werror $flags -c "$top_srcdir/examples/consumer.c" \
+    -o "$tmp/consumer.o" 2>"$tmp/err"; then
+    echo "ok 5 - examples/consumer.c compiles as C++"
+  else
+    echo "not ok 5 - examples/consumer.c fails as C++"; sed 's/^/# /' "$tmp/err"
+  fi
+else
+  echo "ok 3 # SKIP no C++ compiler"
+  echo "ok 4 # SKIP no C++ compiler"
+  echo "ok 5 # SKIP no C++ compiler"
 fi

@@ -33,7 +33,15 @@ typedef enum
  *
  * Every tier this version knows; bits outside it are a caller error.
  */
+#ifndef __cplusplus
 #define KVEV_MEDIA_ALL (KVEV_MEDIA_CPU | KVEV_MEDIA_DISK)
+#else
+/* A constant expression also in C++98, where the operator| below cannot
+ * be constexpr: case KVEV_MEDIA_ALL: keeps compiling. */
+#define KVEV_MEDIA_ALL                                                         \
+  (static_cast<KvevMedia> (static_cast<int> (KVEV_MEDIA_CPU)                   \
+                           | static_cast<int> (KVEV_MEDIA_DISK)))
+#endif
 
 /**
  * KvevReplicaType:
@@ -80,5 +88,62 @@ KVEV_API KvevMedia kvev_media_of_replica (KvevReplicaType type);
 KVEV_API const char *kvev_media_name (KvevMedia single_medium);
 
 G_END_DECLS
+
+#ifdef __cplusplus
+/* C++ does not turn an int back into an enum, so without these a set of
+ * tiers (KVEV_MEDIA_CPU | KVEV_MEDIA_DISK) could not be passed to a
+ * publish call.  Inline: they add nothing to the ABI.  ~ stays within
+ * KVEV_MEDIA_ALL, because a value outside an enum's range is undefined
+ * behaviour in C++. */
+#if __cplusplus >= 201103L
+#define KVEV_MEDIA_CONSTEXPR_ constexpr
+#else
+#define KVEV_MEDIA_CONSTEXPR_
+#endif
+
+inline KVEV_MEDIA_CONSTEXPR_ KvevMedia
+operator| (KvevMedia a, KvevMedia b)
+{
+  return static_cast<KvevMedia> (static_cast<int> (a) | static_cast<int> (b));
+}
+
+inline KVEV_MEDIA_CONSTEXPR_ KvevMedia
+operator& (KvevMedia a, KvevMedia b)
+{
+  return static_cast<KvevMedia> (static_cast<int> (a) & static_cast<int> (b));
+}
+
+inline KVEV_MEDIA_CONSTEXPR_ KvevMedia
+operator^ (KvevMedia a, KvevMedia b)
+{
+  return static_cast<KvevMedia> (static_cast<int> (a) ^ static_cast<int> (b));
+}
+
+inline KVEV_MEDIA_CONSTEXPR_ KvevMedia
+operator~ (KvevMedia a)
+{
+  return static_cast<KvevMedia> (~static_cast<int> (a) & static_cast<int> (KVEV_MEDIA_ALL));
+}
+
+inline KvevMedia &
+operator|= (KvevMedia &a, KvevMedia b)
+{
+  return a = a | b;
+}
+
+inline KvevMedia &
+operator&= (KvevMedia &a, KvevMedia b)
+{
+  return a = a & b;
+}
+
+inline KvevMedia &
+operator^= (KvevMedia &a, KvevMedia b)
+{
+  return a = a ^ b;
+}
+
+#undef KVEV_MEDIA_CONSTEXPR_
+#endif /* __cplusplus */
 
 #endif /* KVEVENTS_MEDIA_H */
