@@ -12,11 +12,19 @@
  *   3. make the one library call the table prescribes, with the "before"
  *      from step 1 and the set as it is now,
  *
- * all three in the same function.  The library keeps no per-object state:
- * the snapshot you take is the only "before" there is, and a path that
- * publishes without one cannot be right.  The calls never block and never
- * fail, so they need no error handling; a disabled publisher (events off,
- * or a library built without ZeroMQ) accepts them all and does nothing.
+ * all three in the same function.  The one exception here is the erase
+ * path, which publishes for an eviction, a replica clear or a client
+ * cleanup: those hand it the "before" they captured as an argument, and it
+ * never reads the object's tiers itself.  The library keeps no per-object
+ * state: the snapshot you take is the only "before" there is, and a path
+ * that publishes without one cannot be right.
+ *
+ * The calls never block.  They refuse only caller errors, with a GLib
+ * critical and a count in KVEV_STAT_REJECTED_EVENTS: a key, tenant or
+ * group over 1 MiB, or tier bits outside KVEV_MEDIA_ALL.  A master that
+ * keeps within those needs no error handling; kvev_clear_end () says
+ * whether cleared went out.  A disabled publisher (events off, or a
+ * library built without ZeroMQ) accepts every call and does nothing.
  *
  * Look for "kvev_" to find every place the library is called.  Everything
  * under "The workload" and "Running it" only drives the store and checks
@@ -338,7 +346,10 @@ task_start (Store *store, Object *object, Task task, KvevReplicaType type, guint
   return TRUE;
 }
 
-/* The task completes: its replica becomes readable. */
+/* The task completes: its replica becomes readable.  A task starts only
+ * on a ready object with none running, so the one replica being written
+ * is the task's; a master that writes several at once must complete only
+ * the task's own, or it announces a tier that is not readable yet. */
 static void
 task_end (Store *store, Object *object)
 {
@@ -347,7 +358,12 @@ task_end (Store *store, Object *object)
   guint i;
 
   for (i = 0; i < object->replicas->len; i++)
-    g_array_index (object->replicas, Replica, i).state = REPLICA_COMPLETE;
+    {
+      Replica *replica = &g_array_index (object->replicas, Replica, i);
+
+      if (replica->state == REPLICA_PROCESSING)
+        replica->state = REPLICA_COMPLETE;
+    }
   object->task = TASK_NONE;
   object->pending_replication = FALSE;
   g_ptr_array_remove_fast (store->tasks, object);
@@ -506,11 +522,17 @@ remove_object (Store *store, Object *object)
 static guint
 remove_by_regex (Store *store, const char *tenant, const char *pattern)
 {
-  g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_RAW, 0, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_RAW, 0, &error);
   g_autoptr (GPtrArray) objects = g_ptr_array_copy (store->objects, NULL, NULL);
   guint i, removed = 0;
 
-  g_return_val_if_fail (regex != NULL, 0);
+  /* The pattern is a client's: a bad one is the client's error. */
+  if (regex == NULL)
+    {
+      g_printerr (_ ("%s: regex remove: %s\n"), g_get_prgname (), error->message);
+      return 0;
+    }
   for (i = 0; i < objects->len; i++)
     {
       Object *object = g_ptr_array_index (objects, i);
@@ -1174,7 +1196,10 @@ main (int argc, char **argv)
       return KVT_EXIT_USAGE;
     }
 
-  /* A master creates its publisher once, at start-up, from its flags. */
+  /* A master creates its publisher once, at start-up, from its flags:
+   * kvev_publisher_new (config, &error).  This is that call when
+   * --wait-subscribers is 0; otherwise it first puts the tools' relay in
+   * front of the library (tools/relay.h), which a master does not need. */
   store.publisher
       = kvt_relay_publisher_new (config, (guint) wait_subscribers, wait_timeout_ms, &relay, &error);
   if (store.publisher == NULL)
@@ -1232,8 +1257,16 @@ main (int argc, char **argv)
     }
   if (!quiet)
     {
-      g_printerr (_ ("%s: %" PRId64 " operations, seed %" PRId64 ", %u objects left\n"),
-                  g_get_prgname (), n_ops, seed, store.objects->len);
+      guint available = 0;
+
+      for (i = 0; i < store.objects->len; i++)
+        if (object_media (g_ptr_array_index (store.objects, i)) != KVEV_MEDIA_NONE)
+          available++;
+      /* Subscribers know of the available ones only: the others are Puts
+       * not committed yet, and Upserts whose old value was withdrawn. */
+      g_printerr (_ ("%s: %" PRId64 " operations, seed %" PRId64 ", %u objects left, %u of them "
+                     "available on a tier\n"),
+                  g_get_prgname (), n_ops, seed, store.objects->len, available);
       for (i = 0; i < N_OPS; i++)
         g_printerr ("  %-22s %" PRIu64 "\n", ops[i].name, workload.done[i]);
       g_printerr (_ ("  of which RemoveAlls that cleared their tenant: %" PRIu64 "\n"),
