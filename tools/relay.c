@@ -136,17 +136,13 @@ disarm_cleanup (void)
   cleanup_armed = 0;
 }
 
+/* Until pthread_sigmask (SIG_SETMASK, saved, NULL). */
 static void
-block_cleanup_signals (gboolean block, sigset_t *saved)
+block_cleanup_signals (sigset_t *saved)
 {
   sigset_t set;
   guint i;
 
-  if (!block)
-    {
-      pthread_sigmask (SIG_SETMASK, saved, NULL);
-      return;
-    }
   sigemptyset (&set);
   for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
     sigaddset (&set, cleanup_signals[i]);
@@ -377,7 +373,7 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   relay->held = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
   relay->linger_ms = linger_ms;
 
-  block_cleanup_signals (TRUE, &saved_mask);
+  block_cleanup_signals (&saved_mask);
   relay->private_dir = g_dir_make_tmp ("kvevents-relay-XXXXXX", error);
   if (relay->private_dir != NULL)
     {
@@ -385,7 +381,7 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
 
       relay->armed_cleanup = arm_cleanup (relay->private_dir, socket_path);
     }
-  block_cleanup_signals (FALSE, &saved_mask);
+  pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
   if (relay->private_dir == NULL)
     return NULL;
   relay->library_endpoint = g_strdup_printf ("ipc://%s/upstream", relay->private_dir);
