@@ -90,6 +90,16 @@ tests_test_stress_SOURCES = tests/test-stress.c tests/test-util.c tests/test-uti
 tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
+
+# kvevents-bench's summaries of its per-run figures.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-bench-report
+TESTS += tests/test-bench-report
+tests_test_bench_report_SOURCES = tests/test-bench-report.c tools/bench-report.c tools/bench.h
+tests_test_bench_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_bench_report_LDADD = libkvevents/libkvevents-internal.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
+	$(GLIB_LIBS) $(LIBINTL) -lm
+endif
 EXTRA_DIST += tests/tap.sh
 
 # ThreadSanitizer cannot see GLib's locks (futexes inside the

@@ -16,7 +16,7 @@ set -- $keys
 n_keys=$#
 set -- $figures
 n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1 + 3))"
+echo "1..$((2 + n_keys + n_figures + 1 + 3 + 5))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -86,5 +86,28 @@ if [ "$status" -eq 0 ] && grep -q "\"capacity_events_per_s\": {\"median\": $numb
     echo "ok $i - --only=latency measures the capacity over 3 runs"
 else
     echo "not ok $i - --only=latency measures the capacity over 3 runs (status $status)"
+    sed 's/^/# /' "$err"
+fi
+i=$((i + 1))
+
+# A value the options cannot take is refused, never read as "not given".
+for bad in "--runs=-1" "--duration-ms=-1" "--capacity=-1" "--only=,"; do
+    "$bench" --quiet --smoke "$bad" >"$out" 2>"$err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ -s "$err" ] && [ ! -s "$out" ]; then
+        echo "ok $i - $bad exits 2 with a message"
+    else
+        echo "not ok $i - $bad exits 2 with a message (status $status)"
+    fi
+    i=$((i + 1))
+done
+
+# The memory target names the key length it measured.
+"$bench" --smoke --quiet --only=memory --key-len=8 >"$out" 2>"$err"
+status=$?
+if [ "$status" -eq 0 ] && grep -q "Memory per queued event, 8-byte keys" "$out"; then
+    echo "ok $i - the memory target is labelled with --key-len"
+else
+    echo "not ok $i - the memory target is labelled with --key-len (status $status)"
     sed 's/^/# /' "$err"
 fi

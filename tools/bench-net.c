@@ -564,6 +564,8 @@ sub_finish (Sub *sub)
   g_autofree char *line = NULL;
   gint64 peak_kib = 0;
   GError *ignored = NULL;
+  gint64 deadline;
+  pid_t reaped;
   int status;
 
   if (sub == NULL)
@@ -575,8 +577,18 @@ sub_finish (Sub *sub)
     peak_kib = g_ascii_strtoll (line + 1, NULL, 10);
   close (sub->to_child);
   close (sub->from_child);
-  while (waitpid (sub->pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  /* It quits on Q or on the closed pipe.  One that does neither (stopped,
+   * or stuck) must not keep the bench from ending and reporting. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while ((reaped = waitpid (sub->pid, &status, WNOHANG)) == 0
+         && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  if (reaped == 0)
+    {
+      kill (sub->pid, SIGKILL);
+      while (waitpid (sub->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    }
   g_spawn_close_pid (sub->pid);
   g_string_free (sub->buffer, TRUE);
   g_free (sub);
@@ -1160,9 +1172,11 @@ add_latency_result (BenchFigure **figures, const PhaseResult *r)
 {
   double dropped = r->offered > r->received ? (double) (r->offered - r->received) : 0;
 
-  bench_figure_add (figures[0], r->p50 / 1e3);
-  bench_figure_add (figures[1], r->p99 / 1e3);
-  bench_figure_add (figures[2], r->p999 / 1e3);
+  /* A phase with no timed event has no quantiles (the subscriber sends
+   * -1): not measured, never a latency of -0.001 us that meets a target. */
+  bench_figure_add (figures[0], r->n_latencies > 0 ? r->p50 / 1e3 : NAN);
+  bench_figure_add (figures[1], r->n_latencies > 0 ? r->p99 / 1e3 : NAN);
+  bench_figure_add (figures[2], r->n_latencies > 0 ? r->p999 / 1e3 : NAN);
   bench_figure_add_extra (figures[1], "offered", (double) r->offered);
   bench_figure_add_extra (figures[1], "offered_per_s",
                           (double) r->offered * 1e9 / (double) MAX (r->t_stop - r->t0, 1));
@@ -1170,7 +1184,7 @@ add_latency_result (BenchFigure **figures, const PhaseResult *r)
   bench_figure_add_extra (figures[1], "dropped", dropped);
   bench_figure_add_extra (figures[1], "queue_dropped", (double) r->queue_dropped);
   bench_figure_add_extra (figures[1], "messages", (double) r->messages);
-  bench_figure_add_extra (figures[2], "max_us", r->max / 1e3);
+  bench_figure_add_extra (figures[2], "max_us", r->n_latencies > 0 ? r->max / 1e3 : NAN);
 }
 
 static void

@@ -32,13 +32,20 @@ double
 bench_median (const GArray *values)
 {
   g_autoptr (GArray) sorted = NULL;
-  guint n;
+  guint n = 0, i;
 
-  if (values == NULL || values->len == 0)
+  /* Over the measured runs only, as bench_min () and bench_max () are:
+   * a NaN (a run with nothing to divide by) has no place in the order,
+   * and sorting with it would make the median depend on where it was. */
+  sorted = g_array_sized_new (FALSE, FALSE, sizeof (double), values != NULL ? values->len : 0);
+  for (i = 0; values != NULL && i < values->len; i++)
+    if (!isnan (g_array_index (values, double, i)))
+      {
+        g_array_append_val (sorted, g_array_index (values, double, i));
+        n++;
+      }
+  if (n == 0)
     return NAN;
-  n = values->len;
-  sorted = g_array_sized_new (FALSE, FALSE, sizeof (double), n);
-  g_array_append_vals (sorted, values->data, n);
   g_array_sort (sorted, compare_doubles);
   if (n % 2 == 1)
     return g_array_index (sorted, double, n / 2);
