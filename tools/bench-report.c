@@ -32,7 +32,7 @@ double
 bench_median (const GArray *values)
 {
   g_autoptr (GArray) sorted = NULL;
-  guint n = 0, i;
+  guint n, i;
 
   /* Over the measured runs only, as bench_min () and bench_max () are:
    * a NaN (a run with nothing to divide by) has no place in the order,
@@ -40,10 +40,8 @@ bench_median (const GArray *values)
   sorted = g_array_sized_new (FALSE, FALSE, sizeof (double), values != NULL ? values->len : 0);
   for (i = 0; values != NULL && i < values->len; i++)
     if (!isnan (g_array_index (values, double, i)))
-      {
-        g_array_append_val (sorted, g_array_index (values, double, i));
-        n++;
-      }
+      g_array_append_val (sorted, g_array_index (values, double, i));
+  n = sorted->len;
   if (n == 0)
     return NAN;
   g_array_sort (sorted, compare_doubles);

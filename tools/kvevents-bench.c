@@ -218,16 +218,13 @@ add_targets (BenchReport *report)
   if (bench_report_find_section (report, "latency") != NULL)
     {
       /* "No drops below 50 %": at 10 % as at 50 %. */
-      for (i = 0; i < G_N_ELEMENTS (drop_loads); i++)
+      drops = 0;
+      for (i = 0; i < G_N_ELEMENTS (drop_loads) && !isnan (drops); i++)
         {
           figure = bench_report_find_figure (report, "latency", drop_loads[i]);
-          if (figure == NULL || bench_figure_find_extra (figure, "dropped") == NULL)
-            {
-              drops = NAN;
-              break;
-            }
-          drops = (isnan (drops) ? 0 : drops)
-                  + bench_sum (bench_figure_find_extra (figure, "dropped")->values);
+          drops += figure != NULL && bench_figure_find_extra (figure, "dropped") != NULL
+                       ? bench_sum (bench_figure_find_extra (figure, "dropped")->values)
+                       : NAN;
         }
       bench_report_add_target (report, "latency.load50.drops",
                                /* xgettext:no-c-format */
