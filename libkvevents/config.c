@@ -122,6 +122,11 @@ static const Flag flags[] = {
     N_ ("Microseconds the publisher thread waits for more events after "
         "sending, before publish calls must wake it (0 to 1000000)"),
     N_ ("US") },
+  { "kv_events_send_buffer_bytes",
+    UINT32_FIELD (send_buffer_bytes, KVEV_DEFAULT_SEND_BUFFER_BYTES, 0, G_MAXUINT32),
+    N_ ("Most bytes of messages held for one subscriber that does not keep up; "
+        "messages are cut so that the high-water mark of them fits (0: no bound)"),
+    N_ ("BYTES") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)
@@ -1018,9 +1023,39 @@ kvev_config_validate (const KvevConfig *config, GError **error)
       }
   }
 
+  if (config->send_buffer_bytes != 0 && config->send_hwm == 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: flag names and their values; keep them. */
+                   _ ("%s=0 lets a subscriber that stops reading hold any number of "
+                      "messages, which %s cannot bound: set %s=0 as well to allow that"),
+                   "kv_events_send_hwm", "kv_events_send_buffer_bytes",
+                   "kv_events_send_buffer_bytes");
+      return FALSE;
+    }
+  if (config->send_buffer_bytes != 0
+      && config->send_buffer_bytes / config->send_hwm < KVEV_MIN_MESSAGE_BYTES)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: two flag names, then a number of bytes. */
+                   _ ("%s divided by %s leaves less than %u bytes a message: raise the "
+                      "first or lower the second"),
+                   "kv_events_send_buffer_bytes", "kv_events_send_hwm",
+                   (guint) KVEV_MIN_MESSAGE_BYTES);
+      return FALSE;
+    }
+
   /* The security flags name files and address lists: reading them here,
    * in every build, reports a bad key at startup rather than at the
    * first bind. */
   security = kvev_security_load (config, error);
   return security != NULL;
+}
+
+gsize
+kvev_config_message_limit (const KvevConfig *config)
+{
+  if (config->send_buffer_bytes == 0 || config->send_hwm == 0)
+    return KVEV_MAX_MESSAGE_BYTES;
+  return MIN (config->send_buffer_bytes / config->send_hwm, KVEV_MAX_MESSAGE_BYTES);
 }

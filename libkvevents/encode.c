@@ -584,6 +584,21 @@ prepare_batch (KvevEncoder *encoder, gint64 timestamp_ms, guint types)
     }
 }
 
+gsize
+kvev_encode_batch_bound (const KvevEncoder *encoder)
+{
+  return 1 + MAX_INT_LEN + MAX_HEADER_LEN + encoder->trailer.len + RUN_CHUNK;
+}
+
+gsize
+kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *event)
+{
+  const KvevCall *call = event->call;
+
+  return encoder->types[event->type].bound + call->tenant_len + call->key_len
+         + call->group_len;
+}
+
 /**
  * kvev_encode_batch:
  *
@@ -609,22 +624,19 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
 
   /* Size first, so the payload is written once, straight into the
    * buffer handed to ZeroMQ: no growth, no copy. */
-  bound = 1 + MAX_INT_LEN + MAX_HEADER_LEN + encoder->trailer.len
-          + RUN_CHUNK;
+  bound = kvev_encode_batch_bound (encoder);
   for (i = 0; i < n_events; i++)
     {
       const KvevEvent *event = &events[i];
-      const KvevCall *call = event->call;
 
-      g_return_val_if_fail (call != NULL, NULL);
+      g_return_val_if_fail (event->call != NULL, NULL);
       g_return_val_if_fail (event->type <= KVEV_EVENT_CLEARED, NULL);
       g_return_val_if_fail (event->type == KVEV_EVENT_CLEARED
                                 || event->medium == KVEV_MEDIA_CPU
                                 || event->medium == KVEV_MEDIA_DISK,
                             NULL);
       types |= 1u << event->type;
-      bound += encoder->types[event->type].bound + call->tenant_len
-               + call->key_len + call->group_len;
+      bound += kvev_encode_event_bound (encoder, event);
     }
   if (bound > G_MAXSIZE)
     g_error ("%s: a batch of %u events is too large to encode", G_STRLOC,

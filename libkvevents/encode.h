@@ -24,6 +24,12 @@ void kvev_encoder_free (KvevEncoder *encoder);
  * own, with its strings as msgpack bin. */
 gboolean kvev_call_is_utf8 (const KvevCall *call);
 
+/* The payload of a batch takes at most kvev_encode_batch_bound() plus
+ * kvev_encode_event_bound() of each of its events: what the worker sums
+ * to keep a message under the send budget's limit. */
+gsize kvev_encode_batch_bound (const KvevEncoder *encoder);
+gsize kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *event);
+
 /* Encodes [timestamp_ms, [n_events maps], dp_rank].  Every event map's
  * "timestamp" is timestamp_ms.  Returns a buffer allocated with malloc()
  * (ownership passes to the caller: free() it, or hand it to ZeroMQ with

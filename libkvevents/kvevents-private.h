@@ -46,6 +46,7 @@ struct _KvevConfig
   guint32 queue_capacity;
   guint32 max_batch_events;
   guint32 send_hwm;
+  guint32 send_buffer_bytes;
   guint32 close_timeout_ms;
   char *topic;
   char *curve_secret_key_file;
@@ -54,14 +55,32 @@ struct _KvevConfig
   guint32 batch_wait_us;
 };
 
-/* Defaults of the tuning flags that the contract does not fix. */
+/* Defaults of the tuning flags. */
 #define KVEV_DEFAULT_QUEUE_CAPACITY 65536
 #define KVEV_DEFAULT_MAX_BATCH_EVENTS 64
 #define KVEV_MAX_MAX_BATCH_EVENTS 4096
 #define KVEV_DEFAULT_SEND_HWM 10000
+/* What one subscriber that stops reading can make the publisher hold:
+ * kv_events_send_hwm messages of at most this over kv_events_send_hwm
+ * bytes each.  256 MiB leaves the default 64-event batches of 40-byte
+ * keys (about 22.5 KB) whole. */
+#define KVEV_DEFAULT_SEND_BUFFER_BYTES (256u * 1024 * 1024)
+/* No message's payload is larger, however the budget divides: NVIDIA
+ * Dynamo's Mooncake readers refuse a message over 1 MiB, and a message
+ * they cannot read looks to them like loss. */
+#define KVEV_MAX_MESSAGE_BYTES (1024 * 1024)
+/* A budget that leaves less than this a message would send nearly every
+ * event alone; the configuration is refused instead. */
+#define KVEV_MIN_MESSAGE_BYTES 4096
 #define KVEV_DEFAULT_CLOSE_TIMEOUT_MS 1000
 #define KVEV_DEFAULT_BATCH_WAIT_US 50
 #define KVEV_MAX_BATCH_WAIT_US 1000000
+
+/* The most bytes a message's payload may take under this configuration's
+ * send budget; a single event larger than that still goes, alone.  For a
+ * validated configuration: from KVEV_MIN_MESSAGE_BYTES to
+ * KVEV_MAX_MESSAGE_BYTES. */
+gsize kvev_config_message_limit (const KvevConfig *config);
 
 G_END_DECLS
 

@@ -8,7 +8,9 @@
 #include "fault.h"
 #include "zap.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -23,20 +25,56 @@ struct _KvevTransport
   KvevSecurity *security;
   KvevZap *zap;
   guint max_batch;
+  gsize message_limit; /* bytes of payload; see kvev_config_message_limit() */
   guint64 next_sequence;
 };
 
 static gboolean
-set_int_option (void *socket, int option, int value, const char *name,
-                GError **error)
+set_option (void *socket, int option, const void *value, size_t len, const char *name,
+            GError **error)
 {
-  if (zmq_setsockopt (socket, option, &value, sizeof value) == 0)
+  if (zmq_setsockopt (socket, option, value, len) == 0)
     return TRUE;
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                _("Cannot set the ZeroMQ socket option %s: %s"), name,
                zmq_strerror (zmq_errno ()));
   return FALSE;
 }
+
+static gboolean
+set_int_option (void *socket, int option, int value, const char *name, GError **error)
+{
+  return set_option (socket, option, &value, sizeof value, name, error);
+}
+
+static gboolean
+set_int64_option (void *socket, int option, gint64 value, const char *name, GError **error)
+{
+  int64_t option_value = value;
+
+  return set_option (socket, option, &option_value, sizeof option_value, name, error);
+}
+
+static gboolean
+set_string_option (void *socket, int option, const char *value, const char *name,
+                   GError **error)
+{
+  return set_option (socket, option, value, strlen (value), name, error);
+}
+
+/* The most a subscriber may send in one frame.  Its handshake commands
+ * take a few hundred bytes (CURVE's INITIATE with its metadata the most),
+ * and a subscription that can match anything is at most the topic and
+ * its flag byte: every message's first frame is the topic.  libzmq
+ * checks a frame's declared size against this before it allocates, in
+ * the handshake too, so a peer that declares a huge frame is
+ * disconnected before it costs memory, and before ZAP hears of it. */
+#define INBOUND_FRAME_FLOOR 4096
+
+/* libzmq's default lets a connection that never completes its handshake
+ * hold a descriptor for 30 s; a CURVE handshake over a slow link takes
+ * two round trips, far less than this. */
+#define HANDSHAKE_IVL_MS 5000
 
 static void
 free_payload (void *data, void *hint)
@@ -103,14 +141,27 @@ publish_batch (KvevTransport *transport, const KvevEvent *events, guint n)
   kvev_counter_set (&publisher->last_sequence, sequence);
 }
 
-/* Sends events[0..n) in messages of at most max_batch events. */
+/* Sends events[0..n) in messages of at most max_batch events, each
+ * within the message limit: ZeroMQ holds up to send_hwm messages for a
+ * subscriber that stops reading, and only their size bounds that memory.
+ * An event over the limit alone still goes, in a message of its own. */
 static void
 publish_events (KvevTransport *transport, const KvevEvent *events, guint n)
 {
+  gsize overhead = kvev_encode_batch_bound (transport->encoder);
+
   while (n > 0)
     {
-      guint batch = MIN (n, transport->max_batch);
+      guint batch = 1;
+      gsize bytes = overhead + kvev_encode_event_bound (transport->encoder, &events[0]);
 
+      while (batch < n && batch < transport->max_batch)
+        {
+          bytes += kvev_encode_event_bound (transport->encoder, &events[batch]);
+          if (bytes > transport->message_limit)
+            break;
+          batch++;
+        }
       publish_batch (transport, events, batch);
       events += batch;
       n -= batch;
@@ -191,10 +242,51 @@ close_socket (KvevTransport *transport, int linger_ms)
   g_free (transport);
 }
 
+/* The address allow-list again, as libzmq's accept filter: a peer it
+ * refuses is closed right after accept(), so it never holds a descriptor
+ * through a handshake and never reaches ZAP, which stays as the check of
+ * record.  On an IPv6 socket an IPv4 peer arrives as ::ffff:a.b.c.d, so
+ * IPv4 ranges are given in that form too; an IPv4 socket never sees an
+ * IPv6 peer.  libzmq reads an empty filter list as "accept everyone", so
+ * a list with nothing that can match this socket becomes a filter that
+ * matches no peer. */
+static gboolean
+filter_accepted_addresses (KvevTransport *transport, gboolean ipv6, GError **error)
+{
+  const GArray *ranges = transport->security->allowed_addresses;
+  guint i, n_filters = 0;
+
+  if (ranges == NULL)
+    return TRUE;
+  for (i = 0; i < ranges->len; i++)
+    {
+      const KvevAddressRange *range = &g_array_index (ranges, KvevAddressRange, i);
+      char address[INET6_ADDRSTRLEN];
+      g_autofree char *filter = NULL;
+
+      if (range->family == AF_INET6 && !ipv6)
+        continue;
+      inet_ntop (range->family, range->bytes, address, sizeof address);
+      if (range->family == AF_INET && ipv6)
+        filter = g_strdup_printf ("::ffff:%s/%u", address, range->prefix + 96);
+      else
+        filter = g_strdup_printf ("%s/%u", address, range->prefix);
+      if (!set_string_option (transport->socket, ZMQ_TCP_ACCEPT_FILTER, filter,
+                              "ZMQ_TCP_ACCEPT_FILTER", error))
+        return FALSE;
+      n_filters++;
+    }
+  if (n_filters == 0)
+    return set_string_option (transport->socket, ZMQ_TCP_ACCEPT_FILTER,
+                              ipv6 ? "::/128" : "0.0.0.0/32", "ZMQ_TCP_ACCEPT_FILTER",
+                              error);
+  return TRUE;
+}
+
 /* CURVE and the ZAP handler, as the security flags ask; the plain PUB
  * wire when none is set. */
 static gboolean
-secure_socket (KvevTransport *transport, GError **error)
+secure_socket (KvevTransport *transport, gboolean ipv6, GError **error)
 {
   const KvevConfig *config = transport->publisher->config;
   KvevSecurity *security;
@@ -202,33 +294,25 @@ secure_socket (KvevTransport *transport, GError **error)
   security = transport->security = kvev_security_load (config, error);
   if (security == NULL)
     return FALSE;
+  if (!filter_accepted_addresses (transport, ipv6, error))
+    return FALSE;
   if (security->allowed_clients != NULL || security->allowed_addresses != NULL)
     {
       transport->zap = kvev_zap_start (transport->context, security, error);
       if (transport->zap == NULL)
         return FALSE;
       /* Without a domain ZeroMQ skips ZAP for unauthenticated peers. */
-      if (zmq_setsockopt (transport->socket, ZMQ_ZAP_DOMAIN, "kvevents", 8) != 0)
-        {
-          g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                       _("Cannot set the ZeroMQ socket option %s: %s"), "ZMQ_ZAP_DOMAIN",
-                       zmq_strerror (zmq_errno ()));
-          return FALSE;
-        }
+      if (!set_string_option (transport->socket, ZMQ_ZAP_DOMAIN, "kvevents", "ZMQ_ZAP_DOMAIN",
+                              error))
+        return FALSE;
     }
   if (security->secret_key[0] != '\0')
     {
       if (!set_int_option (transport->socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error))
         return FALSE;
-      if (zmq_setsockopt (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
-                          KVEV_Z85_KEY_LEN)
-          != 0)
-        {
-          g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                       _("Cannot set the ZeroMQ socket option %s: %s"), "ZMQ_CURVE_SECRETKEY",
-                       zmq_strerror (zmq_errno ()));
-          return FALSE;
-        }
+      if (!set_option (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
+                       KVEV_Z85_KEY_LEN, "ZMQ_CURVE_SECRETKEY", error))
+        return FALSE;
     }
   kvev_security_warn_if_exposed (config, security);
   return TRUE;
@@ -243,9 +327,11 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
   char bound[1024];
   size_t bound_len = sizeof bound;
   GError *thread_error = NULL;
+  gboolean ipv6;
 
   transport->publisher = publisher;
   transport->max_batch = config->max_batch_events;
+  transport->message_limit = kvev_config_message_limit (config);
   transport->context = zmq_ctx_new ();
   if (transport->context == NULL)
     {
@@ -267,16 +353,21 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
   if (!set_int_option (transport->socket, ZMQ_SNDHWM,
                        (int) MIN (config->send_hwm, (guint32) G_MAXINT),
                        "ZMQ_SNDHWM", error)
-      || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error))
+      || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
+      || !set_int64_option (transport->socket, ZMQ_MAXMSGSIZE,
+                            (gint64) MAX (INBOUND_FRAME_FLOOR, strlen (config->topic) + 1),
+                            "ZMQ_MAXMSGSIZE", error)
+      || !set_int_option (transport->socket, ZMQ_HANDSHAKE_IVL, HANDSHAKE_IVL_MS,
+                          "ZMQ_HANDSHAKE_IVL", error))
     goto fail;
   /* Only for an IPv6 endpoint, which cannot bind without it.  On every
    * socket it would also bind IPv4 addresses as IPv6 ones, and
    * kvev_publisher_get_endpoint() would report tcp://[::ffff:127.0.0.1]:N,
    * which subscribers without ZMQ_IPV6 cannot connect to. */
-  if (kvev_endpoint_is_ipv6 (config->bind_endpoint)
-      && !set_int_option (transport->socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error))
+  ipv6 = kvev_endpoint_is_ipv6 (config->bind_endpoint);
+  if (ipv6 && !set_int_option (transport->socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error))
     goto fail;
-  if (!secure_socket (transport, error))
+  if (!secure_socket (transport, ipv6, error))
     goto fail;
   if (zmq_bind (transport->socket, config->bind_endpoint) != 0)
     {

@@ -4,6 +4,8 @@
  *   probe      publish one cleared for tenant "sync" and flush
  *   scenario   publish every publication point of the seed and flush
  *   stats      print the statistics as JSON
+ *   bulk N LEN publish N stored events with keys of LEN bytes, flushing
+ *              every 64, so the queue itself never holds much
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <kvevents/kvevents.h>
@@ -35,6 +37,22 @@ scenario (KvevPublisher *publisher)
   kvev_clear_end (scope);
 }
 
+static void
+bulk (KvevPublisher *publisher, unsigned count, unsigned key_len)
+{
+  g_autofree char *key = g_malloc (key_len);
+  unsigned i;
+
+  for (i = 0; i < count; i++)
+    {
+      memset (key, 'a' + (int) (i % 26), key_len);
+      g_snprintf (key, key_len, "%u", i);
+      kvev_publish_stored (publisher, "bulk", key, key_len, NULL, KVEV_MEDIA_CPU);
+      if (i % 64 == 63)
+        kvev_publisher_flush (publisher, 10000);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -42,6 +60,7 @@ main (int argc, char **argv)
   g_autoptr (KvevPublisher) publisher = NULL;
   g_autoptr (GError) error = NULL;
   char line[256];
+  unsigned count, key_len;
   int i;
 
   for (i = 1; i < argc; i++)
@@ -69,6 +88,8 @@ main (int argc, char **argv)
         kvev_publish_cleared (publisher, "sync");
       else if (strcmp (line, "scenario") == 0)
         scenario (publisher);
+      else if (sscanf (line, "bulk %u %u", &count, &key_len) == 2 && key_len > 0)
+        bulk (publisher, count, key_len);
       else if (strcmp (line, "stats") == 0)
         {
           g_autofree char *json = kvev_publisher_stats_json (publisher);

@@ -14,7 +14,8 @@ typedef struct
   const char *default_value;
 } ExpectedFlag;
 
-/* The contract, written out independently of the library's table. */
+/* The flags as README documents them, written out independently of the
+ * library's table. */
 static const ExpectedFlag expected_flags[] = {
   { "enable_kv_events", "false" },
   { "kv_events_bind_endpoint", "" },
@@ -35,6 +36,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_curve_allowed_clients_file", "" },
   { "kv_events_allowed_addresses", "" },
   { "kv_events_batch_wait_us", "50" },
+  { "kv_events_send_buffer_bytes", "268435456" },
 };
 
 static const char *const boolean_flags[] = {
@@ -66,7 +68,7 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_block_size", 0, G_MAXUINT32 },     { "kv_events_dp_rank", 0, G_MAXUINT32 },
   { "kv_events_queue_capacity", 0, G_MAXUINT32 }, { "kv_events_max_batch_events", 1, 4096 },
   { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
-  { "kv_events_batch_wait_us", 0, 1000000 },
+  { "kv_events_batch_wait_us", 0, 1000000 },     { "kv_events_send_buffer_bytes", 0, G_MAXUINT32 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */
@@ -159,8 +161,9 @@ test_flags_list (void)
   g_assert_nonnull (names);
   while (names[n] != NULL)
     n++;
-  /* The fifteen of the contract, the security flags, then the batch wait. */
-  g_assert_cmpuint (n, ==, 19);
+  /* The fifteen publisher flags, the security flags, then the tuning flags
+   * in the order they were added. */
+  g_assert_cmpuint (n, ==, 20);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);
@@ -207,6 +210,7 @@ test_defaults (void)
   g_assert_cmpuint (config->queue_capacity, ==, KVEV_DEFAULT_QUEUE_CAPACITY);
   g_assert_cmpuint (config->max_batch_events, ==, KVEV_DEFAULT_MAX_BATCH_EVENTS);
   g_assert_cmpuint (config->send_hwm, ==, KVEV_DEFAULT_SEND_HWM);
+  g_assert_cmpuint (config->send_buffer_bytes, ==, KVEV_DEFAULT_SEND_BUFFER_BYTES);
   g_assert_cmpuint (config->close_timeout_ms, ==, KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
 }
 
@@ -1256,6 +1260,46 @@ test_validate_incomplete (void)
   g_assert_no_error (error);
 }
 
+/* The send budget must bound something: a high-water mark of 0 lets any
+ * number of messages queue, and too small a share per message would send
+ * events one by one. */
+static void
+test_validate_send_budget (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "tcp://127.0.0.1:*", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  g_assert_true (kvev_config_validate (config, NULL));
+  g_assert_cmpuint (kvev_config_message_limit (config), ==, 268435456 / 10000);
+
+  g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "0", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "kv_events_send_buffer_bytes=0"));
+  g_clear_error (&error);
+  g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "0", NULL));
+  g_assert_true (kvev_config_validate (config, NULL));
+  g_assert_cmpuint (kvev_config_message_limit (config), ==, 1024 * 1024);
+
+  g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "1000", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "4095999", NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "less than 4096 bytes"));
+  g_clear_error (&error);
+  g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "4096000", NULL));
+  g_assert_true (kvev_config_validate (config, NULL));
+  g_assert_cmpuint (kvev_config_message_limit (config), ==, 4096);
+
+  /* However large the budget, 1 MiB at most. */
+  g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "1", NULL));
+  g_assert_true (kvev_config_validate (config, NULL));
+  g_assert_cmpuint (kvev_config_message_limit (config), ==, 1024 * 1024);
+}
+
 /* Context strings are msgpack str in every event: invalid UTF-8 there
  * would make strict readers drop every payload. */
 static void
@@ -1588,6 +1632,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/validate-utf8", test_validate_utf8);
   g_test_add_func ("/kvevents/config/validate-endpoint-escaped", test_validate_endpoint_escaped);
   g_test_add_func ("/kvevents/config/validate-security", test_validate_security);
+  g_test_add_func ("/kvevents/config/validate-send-budget", test_validate_send_budget);
   for (gsize i = 0; i < G_N_ELEMENTS (preconditions); i++)
     {
       g_autofree char *path

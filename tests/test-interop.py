@@ -4,29 +4,11 @@
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-try:
-    import msgpack
-    import zmq
-except ImportError as missing:
-    print("1..0 # SKIP %s (Debian: python3-zmq python3-msgpack)" % missing)
-    sys.exit(0)
+from tap import check, finish, require
 
-checks = []
-
-
-def check(ok, what):
-    checks.append((bool(ok), what))
-
-
-def finish():
-    print("1..%d" % len(checks))
-    for number, (ok, what) in enumerate(checks, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", number, what))
-    sys.exit(0 if all(ok for ok, _ in checks) else 1)
-
+msgpack, zmq = require("msgpack", "zmq")
 
 LEGACY_STORED = ["event_id", "timestamp", "event_type", "type", "model_name",
                  "block_size", "additional_salt", "lora_name", "tenant_id",

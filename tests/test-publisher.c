@@ -785,6 +785,78 @@ test_batch_limit (void)
   fixture_stop (&fixture);
 }
 
+/* Publishes n stored events with keys of key_len bytes, queued while the
+ * worker is held so they reach it together, and returns the messages. */
+static GPtrArray *
+publish_held_keys (Fixture *fixture, guint n, gsize key_len)
+{
+  g_autofree char *key = g_malloc (key_len);
+  guint i;
+
+  kvev_queue_hold (fixture->publisher->queue, TRUE);
+  for (i = 0; i < n; i++)
+    {
+      memset (key, 'a' + (int) (i % 26), key_len);
+      kvev_publish_stored (fixture->publisher, "t", key, (gssize) key_len, NULL, KVEV_MEDIA_CPU);
+    }
+  kvev_queue_hold (fixture->publisher->queue, FALSE);
+  return receive_events (fixture, n);
+}
+
+/* kv_events_send_buffer_bytes / kv_events_send_hwm bounds every payload,
+ * so send_hwm messages held for a subscriber that stops reading stay
+ * within the budget; an event larger than that still goes, alone. */
+static void
+test_message_limit (void)
+{
+  g_autoptr (KvevConfig) config = config_for ("limit");
+  g_autoptr (GPtrArray) messages = NULL;
+  Fixture fixture = { 0 };
+  guint i, full = 0;
+
+  test_config_set (config, "kv_events_send_hwm", "100");
+  test_config_set (config, "kv_events_send_buffer_bytes", "819200");
+  fixture_start (&fixture, config);
+  messages = publish_held_keys (&fixture, 200, 1024);
+  for (i = 0; i < messages->len; i++)
+    {
+      TestMessage *message = messages->pdata[i];
+
+      g_assert_cmpuint (g_bytes_get_size (message->payload), <=, 8192);
+      /* Cut by bytes, not by kv_events_max_batch_events. */
+      g_assert_cmpuint (message->n_events, <, 64);
+      full += message->n_events > 1;
+    }
+  g_assert_cmpuint (full, >, 0);
+  g_clear_pointer (&messages, g_ptr_array_unref);
+
+  messages = publish_held_keys (&fixture, 3, 20000);
+  g_assert_cmpuint (messages->len, ==, 3);
+  for (i = 0; i < messages->len; i++)
+    g_assert_cmpuint (((TestMessage *) messages->pdata[i])->n_events, ==, 1);
+  fixture_stop (&fixture);
+}
+
+/* With no budget a payload still stays within 1 MiB, the most NVIDIA
+ * Dynamo's readers take. */
+static void
+test_message_limit_unbounded (void)
+{
+  g_autoptr (KvevConfig) config = config_for ("limit-none");
+  g_autoptr (GPtrArray) messages = NULL;
+  Fixture fixture = { 0 };
+  guint i;
+
+  test_config_set (config, "kv_events_send_buffer_bytes", "0");
+  fixture_start (&fixture, config);
+  messages = publish_held_keys (&fixture, 64, 32 * 1024);
+  g_assert_cmpuint (messages->len, >, 1);
+  for (i = 0; i < messages->len; i++)
+    g_assert_cmpuint (g_bytes_get_size (((TestMessage *) messages->pdata[i])->payload), <=,
+                      1024 * 1024);
+  fixture_stop (&fixture);
+}
+
 /* Polls the worker's state until it is @state, or until it is @past
  * (the state that follows, when the wanted one was missed) or 10 s went
  * by: then FALSE. */
@@ -1102,6 +1174,7 @@ test_flush_under_load (void)
 
   test_config_set (config, "kv_events_queue_capacity", "0");
   test_config_set (config, "kv_events_send_hwm", "0");
+  test_config_set (config, "kv_events_send_buffer_bytes", "0");
   fixture_start (&fixture, config);
   for (i = 0; i < 2; i++)
     {
@@ -1137,6 +1210,7 @@ test_free_delivers (void)
 
   test_config_set (config, "kv_events_queue_capacity", "0");
   test_config_set (config, "kv_events_send_hwm", "0");
+  test_config_set (config, "kv_events_send_buffer_bytes", "0");
   test_config_set (config, "kv_events_close_timeout_ms", "10000");
   fixture_start (&fixture, config);
   produce (&(Producer){ fixture.publisher, 5000, 0 });
@@ -1259,6 +1333,8 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/publisher/remove-all", test_remove_all);
   g_test_add_func ("/kvevents/publisher/call-events-together", test_call_events_together);
   g_test_add_func ("/kvevents/publisher/batch-limit", test_batch_limit);
+  g_test_add_func ("/kvevents/publisher/message-limit", test_message_limit);
+  g_test_add_func ("/kvevents/publisher/message-limit-unbounded", test_message_limit_unbounded);
   g_test_add_func ("/kvevents/publisher/batch-wait", test_batch_wait);
   g_test_add_func ("/kvevents/publisher/batch-wait-off", test_batch_wait_off);
   g_test_add_func ("/kvevents/publisher/drop-oldest", test_drop_oldest);

@@ -253,6 +253,7 @@ test_conservation (void)
 
   test_config_set (config, "kv_events_queue_capacity", "512");
   test_config_set (config, "kv_events_send_hwm", "0");
+  test_config_set (config, "kv_events_send_buffer_bytes", "0");
   publisher = kvev_publisher_new (config, &error);
   g_assert_no_error (error);
   reader.sub = test_sub_new (kvev_publisher_get_endpoint (publisher));
