@@ -111,7 +111,7 @@ expect same pass "unchanged copy of the sources"
 # 2. What a 1.1 release may do.
 copy compat
 h=$tmp/compat/include/kvevents
-sed -i 's/^\(  KVEV_STAT_CLEARED_SUPPRESSED = 16,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 17,/' "$h/kvevents-publisher.h"
+sed -i 's/^\(  KVEV_STAT_SKIPPED_NON_UTF8_EVENTS = 17,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 18,/' "$h/kvevents-publisher.h"
 applied "$h/kvevents-publisher.h" KVEV_STAT_APPENDED_FOR_TEST
 # The declaration goes before the last G_END_DECLS of kvevents-common.h.
 awk '{ line[NR] = $0 } /^G_END_DECLS/ { last = NR }
@@ -145,7 +145,7 @@ expect signature fail "kvev_publisher_flush (KvevPublisher *, gint64) becomes (K
 # master built against 1.0 would read the wrong counters.
 copy enum
 awk '/^  KVEV_STAT_SEND_FAILURES = 5,$/ { print "  KVEV_STAT_INSERTED = 5,"; shift = 1 }
-     shift && /^  KVEV_STAT_[A-Z_]+ = [0-9]+,$/ { v = $3 + 1; sub(/= [0-9]+,/, "= " v ",") }
+     shift && /^  KVEV_STAT_[A-Z0-9_]+ = [0-9]+,$/ { v = $3 + 1; sub(/= [0-9]+,/, "= " v ",") }
      { print }' "$tmp/enum/include/kvevents/kvevents-publisher.h" >"$tmp/hdr" &&
   mv "$tmp/hdr" "$tmp/enum/include/kvevents/kvevents-publisher.h"
 applied "$tmp/enum/include/kvevents/kvevents-publisher.h" 'KVEV_STAT_SEND_FAILURES = 6,'

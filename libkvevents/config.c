@@ -31,6 +31,7 @@ typedef enum
   FLAG_BOOLEAN,
   FLAG_UINT32,
   FLAG_STRING,
+  FLAG_WORD,
 } FlagType;
 
 typedef struct
@@ -38,26 +39,37 @@ typedef struct
   const char *name;
   FlagType type;
   glong offset;               /* of the field in KvevConfig */
-  guint32 default_number;     /* booleans and integers */
+  guint32 default_number;     /* booleans, integers, a word's index */
   const char *default_string; /* strings */
   guint32 min;                /* integers */
   guint32 max;
-  const char *help; /* N_(): translated when shown */
-  const char *arg;  /* N_(): the value's name in --help */
+  const char *const *words; /* words: NULL-terminated; the index is stored */
+  const char *help;         /* N_(): translated when shown */
+  const char *arg;          /* N_(): the value's name in --help */
 } Flag;
 
 typedef union
 {
   gboolean boolean;
   guint32 number;
+  guint word;         /* index into the flag's words */
   const char *string; /* borrowed until stored */
 } FlagValue;
 
 #define BOOLEAN_FIELD(field, def)                                                                  \
-  FLAG_BOOLEAN, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0
+  FLAG_BOOLEAN, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, NULL
 #define UINT32_FIELD(field, def, lo, hi)                                                           \
-  FLAG_UINT32, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, (lo), (hi)
-#define STRING_FIELD(field, def) FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, (def), 0, 0
+  FLAG_UINT32, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, (lo), (hi), NULL
+#define STRING_FIELD(field, def)                                                                   \
+  FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, (def), 0, 0, NULL
+/* A word flag's field is an enum whose values index its words. */
+#define WORD_FIELD(field, def, words)                                                              \
+  FLAG_WORD, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, (words)
+
+/* kv_events_non_utf8, in KvevNonUtf8 order. */
+static const char *const non_utf8_words[] = { "bin", "skip", NULL };
+G_STATIC_ASSERT (KVEV_NON_UTF8_BIN == 0 && KVEV_NON_UTF8_SKIP == 1);
+G_STATIC_ASSERT (sizeof (KvevNonUtf8) == sizeof (guint));
 
 /* The one description of every flag.  Order is API: kvev_config_flags ()
  * and --help list them this way. */
@@ -127,6 +139,12 @@ static const Flag flags[] = {
     N_ ("Most bytes of messages held for one subscriber that does not keep up; "
         "messages are cut so that the high-water mark of them fits (0: no bound)"),
     N_ ("BYTES") },
+  { "kv_events_non_utf8", WORD_FIELD (non_utf8, KVEV_NON_UTF8_BIN, non_utf8_words),
+    N_ ("What becomes of an event whose object key, tenant or group is not UTF-8: "
+        "bin (sent as msgpack bin, alone in its message) or skip (not published, "
+        "counted)"),
+    /* TRANSLATORS: the two values of the option; keep them as they are. */
+    N_ ("bin|skip") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)
@@ -192,6 +210,9 @@ flag_default (const Flag *flag, FlagValue *value)
     case FLAG_STRING:
       value->string = flag->default_string;
       return;
+    case FLAG_WORD:
+      value->word = flag->default_number;
+      return;
     }
   g_return_if_reached ();
 }
@@ -213,6 +234,9 @@ flag_load (const KvevConfig *config, const Flag *flag, FlagValue *value)
       return;
     case FLAG_STRING:
       value->string = *(char *const *) field;
+      return;
+    case FLAG_WORD:
+      value->word = *(const guint *) field;
       return;
     }
   g_return_if_reached ();
@@ -240,6 +264,9 @@ flag_store (KvevConfig *config, const Flag *flag, const FlagValue *value)
         *slot = g_strdup (value->string);
         g_free (old);
       }
+      return;
+    case FLAG_WORD:
+      *(guint *) field = value->word;
       return;
     }
   g_return_if_reached ();
@@ -279,6 +306,14 @@ flag_swap (KvevConfig *a, KvevConfig *b, const Flag *flag)
         *(char **) field_b = saved;
       }
       return;
+    case FLAG_WORD:
+      {
+        guint saved = *(guint *) field_a;
+
+        *(guint *) field_a = *(guint *) field_b;
+        *(guint *) field_b = saved;
+      }
+      return;
     }
   g_return_if_reached ();
 }
@@ -306,6 +341,8 @@ flag_format (const Flag *flag, const FlagValue *value)
       return g_strdup_printf ("%" G_GUINT32_FORMAT, value->number);
     case FLAG_STRING:
       return g_strdup (value->string);
+    case FLAG_WORD:
+      return g_strdup (flag->words[value->word]);
     }
   g_return_val_if_reached (NULL);
 }
@@ -513,6 +550,28 @@ flag_parse (const Flag *flag, const char *text, FlagValue *value, GError **error
        * sees the flags together. */
       value->string = text;
       return TRUE;
+
+    case FLAG_WORD:
+      {
+        g_autofree char *accepted = NULL;
+
+        /* In any case, as booleans are. */
+        for (guint i = 0; flag->words[i] != NULL; i++)
+          if (g_ascii_strcasecmp (text, flag->words[i]) == 0)
+            {
+              value->word = i;
+              return TRUE;
+            }
+        shown = escape_for_message (text);
+        accepted = g_strjoinv (", ", (char **) flag->words);
+        g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                     /* TRANSLATORS: a value, a flag name, then the words
+                      * the flag takes, separated by commas; keep them as
+                      * they are. */
+                     _ ("Invalid value \"%s\" for %s: expected one of %s"), shown, flag->name,
+                     accepted);
+        return FALSE;
+      }
     }
   g_return_val_if_reached (FALSE);
 }

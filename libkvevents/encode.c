@@ -4,6 +4,7 @@
  */
 #include "kvevents-private.h"
 #include "encode.h"
+#include "utf8.h"
 
 #include <msgpack.h>
 #include <stdlib.h>
@@ -353,51 +354,14 @@ kvev_encoder_free (KvevEncoder *encoder)
 
 /* ---- UTF-8 ------------------------------------------------------------- */
 
-/* UTF-8 with embedded NULs allowed, as msgpack str takes it. */
-static gboolean
-bytes_are_utf8 (const char *s, gsize len)
-{
-  const char *p = s;
-  const char *end = s + len;
-
-  /* Keys are nearly always ASCII: test eight bytes at a time until one
-   * has its high bit set.  memcpy() keeps the load alignment-safe and
-   * compiles to a single move. */
-  while ((gsize) (end - p) >= sizeof (guint64))
-    {
-      guint64 word;
-
-      memcpy (&word, p, sizeof word);
-      if (word & G_GUINT64_CONSTANT (0x8080808080808080))
-        break;
-      p += sizeof word;
-    }
-  while (p < end && (guchar) *p < 0x80)
-    p++;
-
-  /* p now starts a character.  GLib's validator refuses NUL, which is
-   * valid UTF-8 and may sit inside a Store key, so validate the runs
-   * between NULs. */
-  while (p < end)
-    {
-      const char *nul = memchr (p, '\0', (gsize) (end - p));
-      const char *stop = nul ? nul : end;
-
-      if (!g_utf8_validate_len (p, (gsize) (stop - p), NULL))
-        return FALSE;
-      p = nul ? nul + 1 : end;
-    }
-  return TRUE;
-}
-
 gboolean
 kvev_call_is_utf8 (const KvevCall *call)
 {
   g_return_val_if_fail (call != NULL, FALSE);
 
-  return bytes_are_utf8 (kvev_call_tenant (call), call->tenant_len)
-         && bytes_are_utf8 (kvev_call_key (call), call->key_len)
-         && bytes_are_utf8 (kvev_call_group (call), call->group_len);
+  return kvev_bytes_are_utf8 (kvev_call_tenant (call), call->tenant_len)
+         && kvev_bytes_are_utf8 (kvev_call_key (call), call->key_len)
+         && kvev_bytes_are_utf8 (kvev_call_group (call), call->group_len);
 }
 
 /* ---- encoding, per batch ----------------------------------------------- */
@@ -544,7 +508,7 @@ put_bytes (char *pos, const char *s, gsize len)
 
   msgpack_packer_init (&pk, &cursor, cursor_write);
   if ((high & G_GUINT64_CONSTANT (0x8080808080808080)) == 0
-      || bytes_are_utf8 (body, len))
+      || kvev_bytes_are_utf8 (body, len))
     {
       msgpack_pack_str (&pk, len);
     }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "publisher-private.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -160,6 +161,22 @@ check_media (KvevPublisher *publisher, const char *function, KvevMedia media)
   return TRUE;
 }
 
+/* With kv_events_non_utf8 skip, whether the call's strings keep it off
+ * the wire (kvevents(7), "Strings that are not UTF-8").  Decided here,
+ * before the call is queued, so that it takes no event_id and no
+ * sequence number and no reader sees a loss.  The default, bin, reads
+ * only the policy: the worker sorts such calls out as it encodes. */
+static gboolean
+skipped_non_utf8 (const KvevPublisher *publisher, const char *tenant_id, gsize tenant_len,
+                  const char *object_key, gsize key_len, const char *group_id, gsize group_len)
+{
+  if (G_LIKELY (publisher->config->non_utf8 != KVEV_NON_UTF8_SKIP))
+    return FALSE;
+  return !kvev_bytes_are_utf8 (tenant_id, tenant_len)
+         || !kvev_bytes_are_utf8 (object_key, key_len)
+         || !kvev_bytes_are_utf8 (group_id, group_len);
+}
+
 /* The one path every keyed call takes: removed for the tiers in removed,
  * then stored for the tiers in stored, queued as one call. */
 static void
@@ -181,6 +198,13 @@ publish_keyed (KvevPublisher *publisher, const char *function,
   if (key_bytes == 0 || !publisher->config->emit_object_key)
     {
       kvev_counter_add (&publisher->skipped_keyless_events,
+                        count_tiers (removed) + count_tiers (stored));
+      return;
+    }
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key,
+                                    key_bytes, group_id, group_len)))
+    {
+      kvev_counter_add (&publisher->skipped_non_utf8_events,
                         count_tiers (removed) + count_tiers (stored));
       return;
     }
@@ -234,7 +258,8 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
 }
 
 /* TRUE when cleared is queued or, by a disabled publisher, would have
- * been: kvev_clear_end() reports what happened, a rejection included. */
+ * been: kvev_clear_end() reports what happened, a rejection or a skip
+ * included. */
 static gboolean
 publish_cleared (KvevPublisher *publisher, const char *function, const char *tenant_id)
 {
@@ -243,6 +268,12 @@ publish_cleared (KvevPublisher *publisher, const char *function, const char *ten
   if (G_UNLIKELY (tenant_len > KVEV_MAX_KEY_LEN))
     {
       reject (publisher, function, "tenant longer than 1 MiB");
+      return FALSE;
+    }
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, NULL, 0, NULL, 0)))
+    {
+      if (publisher->enabled)
+        kvev_counter_add (&publisher->skipped_non_utf8_events, 1);
       return FALSE;
     }
   if (!publisher->enabled)

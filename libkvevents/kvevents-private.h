@@ -31,6 +31,15 @@ GThread *kvev_thread_try_new (const char *name, GThreadFunc func, gpointer data,
 /* Keys longer than this are refused: a Store key is a name, not a value. */
 #define KVEV_MAX_KEY_LEN (1024 * 1024)
 
+/* kv_events_non_utf8: what becomes of an event whose object key, tenant
+ * or group is not UTF-8 (kvevents(7), "Strings that are not UTF-8").
+ * The values index the flag's words in config.c. */
+typedef enum
+{
+  KVEV_NON_UTF8_BIN = 0,  /* sent as msgpack bin, alone in its message */
+  KVEV_NON_UTF8_SKIP = 1, /* not published, counted, no event_id */
+} KvevNonUtf8;
+
 struct _KvevConfig
 {
   gboolean enable;
@@ -53,6 +62,7 @@ struct _KvevConfig
   char *curve_allowed_clients_file;
   char *allowed_addresses;
   guint32 batch_wait_us;
+  KvevNonUtf8 non_utf8;
 };
 
 /* Defaults of the tuning flags. */

@@ -26,7 +26,8 @@ kvev_library_sources = \
 	%reldir%/thread.c \
 	%reldir%/security.h \
 	%reldir%/security.c \
-	%reldir%/transport.h
+	%reldir%/transport.h \
+	%reldir%/utf8.h
 if HAVE_ZMQ
 kvev_library_sources += \
 	%reldir%/encode.h \

@@ -41,6 +41,7 @@ struct _KvevPublisher
 
   /* Rare paths, bumped with atomic adds from any thread. */
   guint64 skipped_keyless_events;
+  guint64 skipped_non_utf8_events;
   guint64 rejected_events;
   guint64 skipped_by_reason[KVEV_N_SKIP_REASONS];
   guint64 cleared_suppressed;

@@ -187,6 +187,8 @@ kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
           &publisher->skipped_by_reason[stat - KVEV_STAT_SKIPPED_LEASED]);
     case KVEV_STAT_CLEARED_SUPPRESSED:
       return kvev_counter_get (&publisher->cleared_suppressed);
+    case KVEV_STAT_SKIPPED_NON_UTF8_EVENTS:
+      return kvev_counter_get (&publisher->skipped_non_utf8_events);
     default:
       return 0;
     }
@@ -211,8 +213,9 @@ static const char *const stat_names[] = {
   "skipped_oplog_append_failed",
   "skipped_other",
   "cleared_suppressed",
+  "skipped_non_utf8_events",
 };
-G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_CLEARED_SUPPRESSED + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_SKIPPED_NON_UTF8_EVENTS + 1);
 
 char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)

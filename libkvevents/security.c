@@ -5,13 +5,20 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-/* Key files are small; anything larger is not a key file. */
-#define KVEV_MAX_KEY_FILE_SIZE (1024 * 1024)
+/* A Z85 key line is 41 bytes: 40 characters and a newline.  The secret
+ * key file holds one, and the bound leaves room for the blanks around it
+ * that an editor may add.  The allowed-clients file holds one line per
+ * subscriber, and comments: a mebibyte is some 25 000 keys, far more
+ * subscribers than one master serves. */
+#define KVEV_SECRET_KEY_FILE_MAX 1024
+#define KVEV_ALLOWED_CLIENTS_FILE_MAX (1024 * 1024)
 
 static const char z85_alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz"
                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
@@ -43,85 +50,144 @@ kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES])
   return TRUE;
 }
 
-/* Reads a file that holds a secret: it must be a regular file that
- * neither group nor others can read, since a leaked secret key lets
- * anyone impersonate the publisher. */
-static char *
-read_secret_file (const char *flag, const char *path, GError **error)
+void
+kvev_secret_wipe (void *data, gsize len)
 {
-  struct stat st;
-  char *contents = NULL;
+  /* Through a volatile pointer: stores to memory about to be freed are
+   * dead to the compiler, which may drop a plain memset(). */
+  volatile guint8 *bytes = data;
 
-  if (g_stat (path, &st) != 0)
+  while (len-- > 0)
+    *bytes++ = 0;
+}
+
+/* Reads a key file whole into a NUL-terminated buffer of *length bytes
+ * (plus the NUL).  Only a regular file of at most max_size bytes is
+ * read: a FIFO nobody writes would hang validation, and /dev/zero would
+ * grow the master until it is killed.  O_NONBLOCK keeps the open of a
+ * FIFO from waiting for a writer, and O_NOCTTY a terminal named by
+ * mistake from becoming the master's; the checks are made on the
+ * descriptor opened, so the file cannot be swapped between them and the
+ * read.  A
+ * secret must also be out of reach of group and others: a leaked secret
+ * key lets anyone impersonate the publisher.  The caller wipes a
+ * secret's buffer with kvev_secret_wipe() before freeing it. */
+static char *
+read_key_file (const char *flag, const char *path, gboolean secret, gsize max_size, gsize *length,
+               GError **error)
+{
+  char *contents = NULL;
+  gsize total = 0;
+  struct stat st;
+  int saved = 0;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0 || fstat (fd, &st) != 0)
     {
-      int saved = errno;
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("Cannot read %s \"%s\": %s"),
-                   flag, path, g_strerror (saved));
-      return NULL;
+      saved = errno;
+      goto failed;
     }
-  if (!S_ISREG (st.st_mode) || st.st_size > KVEV_MAX_KEY_FILE_SIZE)
+  if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   _("%s \"%s\" is not a key file"), flag, path);
-      return NULL;
+                   _("%s \"%s\" is not a regular file"), flag, path);
+      goto out;
     }
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+  if (secret && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    _("%s \"%s\" is accessible by group or others (mode %04o); "
-                     "it holds a secret key: chmod 600 it"),
+                      "it holds a secret key: chmod 600 it"),
                    flag, path, (unsigned) (st.st_mode & 07777));
-      return NULL;
+      goto out;
     }
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("Cannot read %s \"%s\""), flag,
-                   path);
-      return NULL;
-    }
-  return contents;
-}
+  if (st.st_size < 0 || (guint64) st.st_size > max_size)
+    goto too_large;
 
-static char *
-read_plain_file (const char *flag, const char *path, GError **error)
-{
-  g_autoptr (GError) local_error = NULL;
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, &local_error))
+  /* One byte more than the bound, so that a file that grew after fstat()
+   * is still caught; one more for the NUL.  The pages a short file leaves
+   * unwritten are never touched. */
+  contents = g_malloc (max_size + 2);
+  while (total <= max_size)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("Cannot read %s \"%s\": %s"),
-                   flag, path, local_error->message);
-      return NULL;
+      ssize_t n = read (fd, contents + total, max_size + 1 - total);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          goto failed;
+        }
+      if (n == 0)
+        break;
+      total += (gsize) n;
     }
+  contents[total] = '\0';
+  if (total > max_size)
+    goto too_large;
+  if (memchr (contents, '\0', total) != NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   _("%s \"%s\" holds a NUL byte: it is not a text file"), flag, path);
+      goto out;
+    }
+  g_close (fd, NULL);
+  *length = total;
   return contents;
+
+too_large:
+  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("%s \"%s\" is larger than %u bytes"),
+               flag, path, (guint) max_size);
+  goto out;
+failed:
+  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("Cannot read %s \"%s\": %s"), flag,
+               path, g_strerror (saved));
+out:
+  if (contents != NULL)
+    {
+      if (secret)
+        kvev_secret_wipe (contents, total + 1);
+      g_free (contents);
+    }
+  if (fd >= 0)
+    g_close (fd, NULL);
+  return NULL;
 }
 
 static gboolean
 load_secret_key (KvevSecurity *security, const char *path, GError **error)
 {
   const char *flag = "kv_events_curve_secret_key_file";
-  g_autofree char *contents = read_secret_file (flag, path, error);
+  gsize length = 0;
+  char *contents = read_key_file (flag, path, TRUE, KVEV_SECRET_KEY_FILE_MAX, &length, error);
   guint8 key[KVEV_KEY_BYTES];
+  gboolean ok;
 
   if (contents == NULL)
     return FALSE;
+  /* g_strstrip() moves the key within the buffer, which is wiped whole. */
   g_strstrip (contents);
-  if (!kvev_z85_decode_key (contents, key))
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   _("%s \"%s\" does not hold a Z85 secret key (40 characters)"), flag, path);
-      return FALSE;
-    }
-  memcpy (security->secret_key, contents, KVEV_Z85_KEY_LEN + 1);
-  return TRUE;
+  ok = kvev_z85_decode_key (contents, key);
+  if (ok)
+    memcpy (security->secret_key, contents, KVEV_Z85_KEY_LEN + 1);
+  else
+    g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                 _("%s \"%s\" does not hold a Z85 secret key (40 characters)"), flag, path);
+  kvev_secret_wipe (key, sizeof key);
+  kvev_secret_wipe (contents, length + 1);
+  g_free (contents);
+  return ok;
 }
 
 static gboolean
 load_allowed_clients (KvevSecurity *security, const char *path, GError **error)
 {
   const char *flag = "kv_events_curve_allowed_clients_file";
-  g_autofree char *contents = read_plain_file (flag, path, error);
+  gsize length = 0;
+  g_autofree char *contents
+      = read_key_file (flag, path, FALSE, KVEV_ALLOWED_CLIENTS_FILE_MAX, &length, error);
   g_auto (GStrv) lines = NULL;
   guint i;
 
@@ -256,7 +322,7 @@ kvev_security_free (KvevSecurity *security)
   if (security == NULL)
     return;
   /* The secret does not outlive its use in freed memory. */
-  memset (security->secret_key, 0, sizeof security->secret_key);
+  kvev_secret_wipe (security->secret_key, sizeof security->secret_key);
   g_clear_pointer (&security->allowed_clients, g_hash_table_unref);
   g_clear_pointer (&security->allowed_addresses, g_array_unref);
   g_free (security);

@@ -44,6 +44,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevSecurity, kvev_security_free)
  * "::1", "::ffff:10.0.0.1") is allowed. */
 gboolean kvev_security_address_allowed (const KvevSecurity *security, const char *address);
 
+/* Clears len bytes that held a secret, in a way the compiler does not
+ * drop as a dead store before a free or the end of a scope. */
+void kvev_secret_wipe (void *data, gsize len);
+
 /* Decodes 40 Z85 characters into 32 bytes; FALSE if they are not Z85. */
 gboolean kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES]);
 

@@ -19,6 +19,16 @@ enabled_config (void)
   return config;
 }
 
+/* A RemoveAll of tenant that removes one object and skips none. */
+static gboolean
+remove_all_of_one (KvevPublisher *publisher, const char *tenant)
+{
+  KvevClearScope *scope = kvev_clear_begin (publisher, tenant);
+
+  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
+  return kvev_clear_end (scope);
+}
+
 /* Every call on a disabled publisher is accepted and does nothing. */
 static void
 exercise_disabled (KvevPublisher *publisher)
@@ -37,16 +47,14 @@ exercise_disabled (KvevPublisher *publisher)
   /* The RemoveAll decision is the same as with a transport. */
   scope = kvev_clear_begin (publisher, "t");
   g_assert_false (kvev_clear_end (scope));
-  scope = kvev_clear_begin (publisher, "t");
-  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
-  g_assert_true (kvev_clear_end (scope));
+  g_assert_true (remove_all_of_one (publisher, "t"));
   scope = kvev_clear_begin (publisher, "t");
   kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_CPU);
   kvev_clear_skipped (scope, KVEV_SKIP_LEASED);
   g_assert_false (kvev_clear_end (scope));
 
   g_assert_true (kvev_publisher_flush (publisher, 0));
-  for (stat = KVEV_STAT_ENQUEUED_EVENTS; stat <= KVEV_STAT_CLEARED_SUPPRESSED; stat++)
+  for (stat = KVEV_STAT_ENQUEUED_EVENTS; stat <= KVEV_STAT_SKIPPED_NON_UTF8_EVENTS; stat++)
     g_assert_cmpuint (kvev_publisher_stat (publisher, (KvevStat) stat), ==, 0);
   json = kvev_publisher_stats_json (publisher);
   g_assert_true (g_str_has_prefix (json, "{\"enabled\": false, "));
@@ -146,6 +154,24 @@ test_null_preconditions (void)
   g_test_assert_expected_messages ();
 }
 
+/* A disabled publisher under skip answers kvev_clear_end () as an enabled
+ * one would, and counts nothing. */
+static void
+test_non_utf8_skip_disabled (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (KvevPublisher) publisher = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (kvev_config_set (config, "kv_events_non_utf8", "skip", NULL));
+  publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  g_assert_false (kvev_publisher_is_enabled (publisher));
+  g_assert_false (remove_all_of_one (publisher, "\xfe"));
+  g_assert_true (remove_all_of_one (publisher, "t"));
+  g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -156,6 +182,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/api/enabled", test_enabled);
   g_test_add_func ("/kvevents/api/invalid-config", test_invalid_config);
   g_test_add_func ("/kvevents/api/null-preconditions", test_null_preconditions);
+  g_test_add_func ("/kvevents/api/non-utf8-skip-disabled", test_non_utf8_skip_disabled);
 
   return g_test_run ();
 }

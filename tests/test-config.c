@@ -37,6 +37,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_allowed_addresses", "" },
   { "kv_events_batch_wait_us", "50" },
   { "kv_events_send_buffer_bytes", "268435456" },
+  { "kv_events_non_utf8", "bin" },
 };
 
 static const char *const boolean_flags[] = {
@@ -63,6 +64,9 @@ typedef struct
   guint32 min;
   guint32 max;
 } IntegerFlag;
+
+/* The word flag and its words, in the order of its enum. */
+static const char *const non_utf8_words[] = { "bin", "skip" };
 
 static const IntegerFlag integer_flags[] = {
   { "kv_events_block_size", 0, G_MAXUINT32 },     { "kv_events_dp_rank", 0, G_MAXUINT32 },
@@ -118,6 +122,7 @@ config_new_custom (void)
     { "kv_events_block_size", "16" },         { "kv_events_dp_rank", "2" },
     { "kv_events_emit_object_key", "false" }, { "kv_events_queue_capacity", "10" },
     { "kv_events_max_batch_events", "8" },    { "kv_events_topic", "kv" },
+    { "kv_events_non_utf8", "skip" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (settings); i++)
@@ -163,7 +168,7 @@ test_flags_list (void)
     n++;
   /* The fifteen publisher flags, the security flags, then the tuning flags
    * in the order they were added. */
-  g_assert_cmpuint (n, ==, 20);
+  g_assert_cmpuint (n, ==, 21);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);
@@ -212,6 +217,7 @@ test_defaults (void)
   g_assert_cmpuint (config->send_hwm, ==, KVEV_DEFAULT_SEND_HWM);
   g_assert_cmpuint (config->send_buffer_bytes, ==, KVEV_DEFAULT_SEND_BUFFER_BYTES);
   g_assert_cmpuint (config->close_timeout_ms, ==, KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
+  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_BIN);
 }
 
 static void
@@ -477,6 +483,60 @@ test_bad_booleans (void)
 }
 
 static void
+test_words (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *word;
+    KvevNonUtf8 stored;
+  } cases[] = {
+    { "skip", "skip", KVEV_NON_UTF8_SKIP }, { "bin", "bin", KVEV_NON_UTF8_BIN },
+    { "SKIP", "skip", KVEV_NON_UTF8_SKIP }, { "Bin", "bin", KVEV_NON_UTF8_BIN },
+    { "sKiP", "skip", KVEV_NON_UTF8_SKIP }, { "BIN", "bin", KVEV_NON_UTF8_BIN },
+  };
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  g_assert_cmpuint (G_N_ELEMENTS (non_utf8_words), ==, 2);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+
+      g_test_message ("set kv_events_non_utf8=%s", cases[i].text);
+      g_assert_true (kvev_config_set (config, "kv_events_non_utf8", cases[i].text, &error));
+      g_assert_no_error (error);
+      /* get returns the word as the table spells it. */
+      assert_get (config, "kv_events_non_utf8", cases[i].word);
+      /* The struct holds the enum the publisher reads. */
+      g_assert_cmpint (config->non_utf8, ==, cases[i].stored);
+      g_assert_cmpstr (non_utf8_words[config->non_utf8], ==, cases[i].word);
+    }
+}
+
+static void
+test_bad_words (void)
+{
+  static const char *const bad[] = {
+    "", " ", "str", "binary", "b", "ski", "skip ", " bin", "bin,skip", "0", "1", "true", "none",
+  };
+  g_autoptr (KvevConfig) config = config_new_custom ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *expected = g_strdup_printf (
+          "Invalid value \"%s\" for kv_events_non_utf8: expected one of bin, skip", bad[i]);
+
+      assert_set_fails (config, "kv_events_non_utf8", bad[i], KVEV_ERROR_INVALID_VALUE, expected);
+    }
+  /* Not UTF-8: escaped, as any value in a message. */
+  assert_set_fails (config, "kv_events_non_utf8", "sk\xffip", KVEV_ERROR_INVALID_VALUE,
+                    "Invalid value \"sk\\377ip\" for kv_events_non_utf8: "
+                    "expected one of bin, skip");
+  /* Still the value config_new_custom () set. */
+  assert_get (config, "kv_events_non_utf8", "skip");
+}
+
+static void
 test_bad_value_escaped (void)
 {
   g_autoptr (KvevConfig) config = config_new_custom ();
@@ -647,6 +707,8 @@ test_copy (void)
   g_assert_true (kvev_config_set (original, "kv_events_backend_id", "other", NULL));
   g_assert_true (kvev_config_set (original, "kv_events_dp_rank", "99", NULL));
   g_assert_true (kvev_config_set (original, "enable_kv_events", "false", NULL));
+  g_assert_true (kvev_config_set (original, "kv_events_non_utf8", "bin", NULL));
+  assert_get (copy, "kv_events_non_utf8", "skip");
   assert_get (copy, "kv_events_backend_id", "backend-a");
   assert_get (copy, "kv_events_dp_rank", "2");
   assert_get (copy, "enable_kv_events", "true");
@@ -699,6 +761,7 @@ test_key_file_good (void)
                            "kv_events_dp_rank=5\n"
                            "kv_events_emit_legacy_compat=false\n"
                            "kv_events_model_name=模型\n"
+                           "kv_events_non_utf8=bin\n"
                            "kv_events_topic=\n");
   g_autoptr (GError) error = NULL;
 
@@ -712,6 +775,8 @@ test_key_file_good (void)
   assert_get (config, "kv_events_dp_rank", "5");
   assert_get (config, "kv_events_emit_legacy_compat", "false");
   assert_get (config, "kv_events_model_name", "模型");
+  /* config_new_custom () had skip: the file's word is committed. */
+  assert_get (config, "kv_events_non_utf8", "bin");
   assert_get (config, "kv_events_topic", "");
   /* Keys the file does not name keep their values. */
   assert_get (config, "kv_events_block_size", "16");
@@ -767,6 +832,34 @@ test_key_file_bad_value (void)
   /* The same without a GError. */
   g_assert_false (kvev_config_load_key_file (config, key_file, NULL, NULL));
   assert_snapshot (config, (const char *const *) before);
+}
+
+/* A word flag from a key file: set, and refused with the accepted words,
+ * leaving the configuration as it was. */
+static void
+test_key_file_words (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GKeyFile) good = key_file_new_from ("[kv_events]\nkv_events_non_utf8=Skip\n");
+  g_autoptr (GKeyFile) bad = key_file_new_from ("[kv_events]\n"
+                                                "kv_events_dp_rank=3\n"
+                                                "kv_events_non_utf8=str\n");
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) before = NULL;
+
+  g_assert_true (kvev_config_load_key_file (config, good, NULL, &error));
+  g_assert_no_error (error);
+  assert_get (config, "kv_events_non_utf8", "skip");
+  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
+
+  before = snapshot (config);
+  g_assert_false (kvev_config_load_key_file (config, bad, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==,
+                   "Key \"kv_events_non_utf8\" in group [kv_events]: "
+                   "Invalid value \"str\" for kv_events_non_utf8: expected one of bin, skip");
+  assert_snapshot (config, (const char *const *) before);
+  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
 }
 
 static void
@@ -935,6 +1028,8 @@ test_option_group_parse (void)
     "--kv-events-topic=",
     "--kv-events-max-batch-events",
     "4096",
+    "--kv-events-non-utf8",
+    "SKIP",
     "positional",
     NULL,
   };
@@ -953,6 +1048,8 @@ test_option_group_parse (void)
   assert_get (config, "kv_events_backend_id", "backend b");
   assert_get (config, "kv_events_topic", "");
   assert_get (config, "kv_events_max_batch_events", "4096");
+  assert_get (config, "kv_events_non_utf8", "skip");
+  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
   /* Untouched flags keep their defaults. */
   assert_get (config, "kv_events_emit_legacy_compat", "true");
   assert_get (config, "kv_events_queue_capacity", "65536");
@@ -1020,6 +1117,8 @@ test_option_group_every_flag (void)
         new_value = "true";
       else if (g_ascii_isdigit (value[0]))
         new_value = strcmp (value, "1") == 0 ? "2" : "1";
+      else if (strcmp (names[i], "kv_events_non_utf8") == 0)
+        new_value = strcmp (value, non_utf8_words[0]) == 0 ? non_utf8_words[1] : non_utf8_words[0];
       else
         new_value = "text";
       arg = g_strdup_printf ("--%s=%s", option, new_value);
@@ -1047,6 +1146,8 @@ test_option_group_bad_value (void)
     { "--kv-events-close-timeout-ms=600001", "kv_events_close_timeout_ms", "600001" },
     { "--enable-kv-events=maybe", "enable_kv_events", "maybe" },
     { "--kv-events-emit-object-key=", "kv_events_emit_object_key", "" },
+    { "--kv-events-non-utf8=str", "kv_events_non_utf8", "str" },
+    { "--kv-events-non-utf8=", "kv_events_non_utf8", "" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1074,6 +1175,7 @@ test_option_group_all_or_nothing (void)
     "master",
     "--kv-events-dp-rank=3",
     "--kv-events-topic=new",
+    "--kv-events-non-utf8=skip",
     "--enable-kv-events",
     "--kv-events-max-batch-events=0",
     NULL,
@@ -1166,6 +1268,8 @@ test_option_group_help (void)
   g_assert_nonnull (strstr (help, "--enable-kv-events"));
   g_assert_nonnull (strstr (help, "--kv-events-dp-rank=RANK"));
   g_assert_nonnull (strstr (help, "--kv-events-bind-endpoint=ENDPOINT"));
+  /* A word flag shows the words it takes. */
+  g_assert_nonnull (strstr (help, "--kv-events-non-utf8=bin|skip"));
   for (gsize i = 0; names[i] != NULL; i++)
     {
       g_autofree char *option = g_strdup_printf ("--%s", names[i]);
@@ -1601,6 +1705,8 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/bad-integers", test_bad_integers);
   g_test_add_func ("/kvevents/config/out-of-range", test_out_of_range);
   g_test_add_func ("/kvevents/config/bad-booleans", test_bad_booleans);
+  g_test_add_func ("/kvevents/config/words", test_words);
+  g_test_add_func ("/kvevents/config/bad-words", test_bad_words);
   g_test_add_func ("/kvevents/config/bad-value-escaped", test_bad_value_escaped);
   g_test_add_func ("/kvevents/config/unknown-flag-suggestion", test_unknown_flag_suggestion);
   g_test_add_func ("/kvevents/config/unknown-flag-no-suggestion", test_unknown_flag_no_suggestion);
@@ -1612,6 +1718,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/key-file-good", test_key_file_good);
   g_test_add_func ("/kvevents/config/key-file-unknown-key", test_key_file_unknown_key);
   g_test_add_func ("/kvevents/config/key-file-bad-value", test_key_file_bad_value);
+  g_test_add_func ("/kvevents/config/key-file-words", test_key_file_words);
   g_test_add_func ("/kvevents/config/key-file-unreadable-value", test_key_file_unreadable_value);
   g_test_add_func ("/kvevents/config/key-file-missing-group", test_key_file_missing_group);
   g_test_add_func ("/kvevents/config/key-file-empty-group", test_key_file_empty_group);

@@ -3,7 +3,7 @@
 # can include it, and a C++ master can pass a set of tiers.
 set -u
 CC=${CC:-cc}
-echo "1..5"
+echo "1..9"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 printf '#include <kvevents/kvevents.h>\nint main (void) { return kvev_has_transport () ? 0 : 0; }\n' >"$tmp/t.c"
@@ -80,3 +80,51 @@ else
   echo "ok 4 # SKIP no C++ compiler"
   echo "ok 5 # SKIP no C++ compiler"
 fi
+
+# A switch over a KvevMedia may name every value the type holds, the set
+# of both tiers included, under -Wswitch (in -Wall), with each compiler
+# that is installed.
+cat >"$tmp/switch.c" <<'EOF'
+#include <kvevents/kvevents.h>
+
+int tiers (KvevMedia media);
+
+int
+tiers (KvevMedia media)
+{
+  switch (media)
+    {
+    case KVEV_MEDIA_NONE:
+      return 0;
+    case KVEV_MEDIA_CPU:
+    case KVEV_MEDIA_DISK:
+      return 1;
+    case KVEV_MEDIA_ALL:
+      return 2;
+    }
+  return -1;
+}
+EOF
+cp "$tmp/switch.c" "$tmp/switch.cc"
+for compiler in gcc clang; do
+  if ! command -v $compiler >/dev/null 2>&1; then
+    echo "ok # SKIP no $compiler"
+  elif $compiler -std=c99 -pedantic -Wall -Wextra -Werror $flags -c "$tmp/switch.c" \
+    -o "$tmp/switch.o" 2>"$tmp/err"; then
+    echo "ok - case KVEV_MEDIA_ALL: compiles as C with $compiler -Wall -Wextra -Werror"
+  else
+    echo "not ok - case KVEV_MEDIA_ALL: fails as C with $compiler"; sed 's/^/# /' "$tmp/err"
+  fi
+done
+for compiler in g++ clang++; do
+  if ! command -v $compiler >/dev/null 2>&1; then
+    echo "ok # SKIP no $compiler"
+  elif $compiler -std=c++98 -Wall -Wextra -Werror $flags -c "$tmp/switch.cc" \
+    -o "$tmp/switch98.o" 2>"$tmp/err" \
+    && $compiler -std=c++11 -Wall -Wextra -Werror $flags -c "$tmp/switch.cc" \
+      -o "$tmp/switch11.o" 2>"$tmp/err"; then
+    echo "ok - case KVEV_MEDIA_ALL: compiles as C++98 and C++11 with $compiler -Wall -Wextra -Werror"
+  else
+    echo "not ok - case KVEV_MEDIA_ALL: fails as C++ with $compiler"; sed 's/^/# /' "$tmp/err"
+  fi
+done

@@ -469,9 +469,11 @@ test_empty_key_is_keyless (void)
   fixture_stop (&fixture);
 }
 
+/* data: the kv_events_non_utf8 value to set, or NULL for the default. */
 static void
-test_binary_keys (void)
+test_binary_keys (gconstpointer data)
 {
+  const char *policy = data;
   g_autoptr (KvevConfig) config = config_for ("binary");
   g_autoptr (GPtrArray) messages = NULL;
   Fixture fixture = { 0 };
@@ -480,6 +482,8 @@ test_binary_keys (void)
   const msgpack_object *value;
   TestMessage *message;
 
+  if (policy != NULL)
+    test_config_set (config, "kv_events_non_utf8", policy);
   fixture_start (&fixture, config);
   kvev_queue_hold (fixture.publisher->queue, TRUE);
   kvev_publish_stored (fixture.publisher, "t", "before", -1, NULL, KVEV_MEDIA_CPU);
@@ -532,6 +536,81 @@ test_binary_keys (void)
   assert_str (&message->events[0], "medium", "disk");
   g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==,
                    MSGPACK_OBJECT_BIN);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS),
+                    ==, 0);
+  fixture_stop (&fixture);
+}
+
+/* With kv_events_non_utf8 skip, an event whose key, tenant or group is
+ * not UTF-8 never reaches the wire, and nothing shows that it existed:
+ * sequences and event ids run on without a hole, so no reader sees a
+ * loss, and the UTF-8 events around it arrive.  NUL is UTF-8. */
+static void
+test_non_utf8_skip (void)
+{
+  g_autoptr (KvevConfig) config = config_for ("skip");
+  g_autoptr (GPtrArray) first = NULL;
+  g_autoptr (GPtrArray) second = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *json = NULL;
+  Fixture fixture = { 0 };
+  static const char nul_key[] = "a\0b";
+  static const char bad_key[] = "\xff\xfe";
+  KvevClearScope *scope;
+  guint64 enqueued, last_id;
+  const msgpack_object *value;
+
+  test_config_set (config, "kv_events_non_utf8", "skip");
+  fixture_start (&fixture, config);
+  enqueued = kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS);
+
+  kvev_publish_stored (fixture.publisher, "t", "before", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (fixture.publisher, "t", nul_key, 3, NULL, KVEV_MEDIA_CPU);
+  first = receive_events (&fixture, 2);
+
+  last_id = kvev_queue_last_event_id (fixture.publisher->queue);
+  kvev_publish_stored (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (fixture.publisher, "t\x80", "k", -1, NULL, KVEV_MEDIA_CPU);
+  kvev_publish_stored (fixture.publisher, "t", "k", -1, "g\xc3", KVEV_MEDIA_CPU);
+  kvev_publish_delta (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_ALL, KVEV_MEDIA_NONE);
+  kvev_publish_cleared (fixture.publisher, "t\xff");
+  scope = kvev_clear_begin (fixture.publisher, "\xfe");
+  kvev_clear_object_removed (scope, "k", -1, NULL, KVEV_MEDIA_DISK);
+  /* Its cleared is skipped too, so the scope ends without one. */
+  g_assert_false (kvev_clear_end (scope));
+  /* None of them took an event id. */
+  g_assert_cmpuint (kvev_queue_last_event_id (fixture.publisher->queue), ==, last_id);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS),
+                    ==, 8);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_CLEARED_SUPPRESSED), ==, 1);
+
+  kvev_publish_stored (fixture.publisher, "t", "after", -1, NULL, KVEV_MEDIA_ALL);
+  kvev_publish_cleared (fixture.publisher, "t");
+  /* Checks that sequences and event ids follow on from the first batch. */
+  second = receive_events (&fixture, 3);
+  assert_no_message (&fixture);
+
+  events = events_of (first);
+  assert_str (events->pdata[0], "object_key", "before");
+  value = test_map_get (events->pdata[1], "object_key");
+  g_assert_cmpint (value->type, ==, MSGPACK_OBJECT_STR);
+  g_assert_cmpmem (value->via.str.ptr, value->via.str.size, nul_key, 3);
+  g_ptr_array_unref (events);
+  events = events_of (second);
+  assert_str (events->pdata[0], "object_key", "after");
+  assert_str (events->pdata[0], "medium", "cpu");
+  assert_str (events->pdata[1], "medium", "disk");
+  assert_str (events->pdata[2], "event_type", "cleared");
+  assert_str (events->pdata[2], "tenant_id", "t");
+
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS) - enqueued,
+                    ==, 5);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_DROPPED_EVENTS), ==, 0);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 0);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
+                    ==, 0);
+  json = kvev_publisher_stats_json (fixture.publisher);
+  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 8}"));
   fixture_stop (&fixture);
 }
 
@@ -1303,7 +1382,9 @@ test_stats_json (void)
   g_assert_nonnull (strstr (json, "\"dropped_events\": 0"));
   g_assert_nonnull (strstr (json, "\"queue_depth\": 0"));
   g_assert_nonnull (strstr (json, "\"skipped_keyless_events\": 0"));
-  g_assert_nonnull (strstr (json, "\"cleared_suppressed\": 0}"));
+  g_assert_nonnull (strstr (json, "\"cleared_suppressed\": 0, "));
+  /* The newest statistic is the last. */
+  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 0}"));
 
   disabled = kvev_publisher_new (disabled_config, &error);
   g_assert_no_error (error);
@@ -1327,7 +1408,9 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/publisher/media-expansion", test_media_expansion);
   g_test_add_func ("/kvevents/publisher/keyless", test_keyless);
   g_test_add_func ("/kvevents/publisher/empty-key-is-keyless", test_empty_key_is_keyless);
-  g_test_add_func ("/kvevents/publisher/binary-keys", test_binary_keys);
+  g_test_add_data_func ("/kvevents/publisher/binary-keys", NULL, test_binary_keys);
+  g_test_add_data_func ("/kvevents/publisher/non-utf8-bin", "bin", test_binary_keys);
+  g_test_add_func ("/kvevents/publisher/non-utf8-skip", test_non_utf8_skip);
   g_test_add_func ("/kvevents/publisher/large-key", test_large_key);
   g_test_add_func ("/kvevents/publisher/bad-arguments", test_bad_arguments);
   g_test_add_func ("/kvevents/publisher/remove-all", test_remove_all);

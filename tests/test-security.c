@@ -12,6 +12,8 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #ifdef __linux__
 #include <signal.h>
 #include <sys/syscall.h>
@@ -112,6 +114,193 @@ test_malformed_keys (void)
   /* Client keys without a server key would protect nothing. */
   set (config, "kv_events_curve_secret_key_file", "");
   assert_invalid (config, KVEV_ERROR_INCOMPLETE, "kv_events_curve_secret_key_file");
+}
+
+/* What the two file flags must refuse or take, whatever the file's
+ * contents: the reader's checks come before the parse. */
+typedef enum
+{
+  FILE_FIFO,      /* a FIFO nobody writes: opening it must not wait */
+  FILE_DEV_ZERO,  /* a device that never ends */
+  FILE_DIRECTORY, /* the temporary directory itself */
+  FILE_OVERSIZED, /* a regular file one byte over the bound */
+  FILE_AT_BOUND,  /* a regular file of exactly the bound: it loads */
+} FileKind;
+
+typedef struct
+{
+  const char *flag;
+  gboolean secret;
+  gsize bound; /* security.c's size bound for this file */
+  FileKind kind;
+} FileCase;
+
+/* The secret key file holds one 41-byte line; the allowed-clients file
+ * one per subscriber. */
+#define SECRET_BOUND 1024
+#define CLIENTS_BOUND (1024 * 1024)
+
+/* A file of exactly size bytes that the flag's parser accepts: the
+ * secret key padded with blanks, or comment lines and one key. */
+static char *
+padded_contents (const FileCase *file_case, gsize size)
+{
+  const char *key = file_case->secret ? SERVER_SECRET "\n" : CLIENT_PUBLIC_1 "\n";
+  gsize key_len = strlen (key);
+  char *contents = g_malloc (size + 1);
+
+  g_assert_cmpuint (size, >, key_len + 2);
+  memcpy (contents, key, key_len);
+  if (file_case->secret)
+    memset (contents + key_len, ' ', size - key_len);
+  else
+    {
+      contents[key_len] = '#';
+      memset (contents + key_len + 1, 'c', size - key_len - 1);
+    }
+  contents[size - 1] = '\n';
+  contents[size] = '\0';
+  return contents;
+}
+
+/* A child that, without the reader's checks, would read /dev/zero until
+ * it is killed: bounded here so that it fails alone.  Sanitizers
+ * reserve terabytes of address space, so under them the trap's timeout
+ * is the only bound. */
+static void
+limit_child_memory (void)
+{
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
+#define KVEV_TEST_LIMIT_MEMORY 1
+#endif
+#else
+#define KVEV_TEST_LIMIT_MEMORY 1
+#endif
+#endif
+#ifdef KVEV_TEST_LIMIT_MEMORY
+  struct rlimit limit = { 1024 * 1024 * 1024, 1024 * 1024 * 1024 };
+
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &limit), ==, 0);
+#endif
+}
+
+/* Runs in the child of test_key_file_kind: builds the file and checks
+ * what validation says of it. */
+static void
+check_key_file_kind (const FileCase *file_case)
+{
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autofree char *secret = write_file ("kind-server.key", SERVER_SECRET "\n", 0600);
+  g_autofree char *path = NULL;
+  const char *expected = NULL;
+
+  limit_child_memory ();
+  if (!file_case->secret)
+    set (config, "kv_events_curve_secret_key_file", secret);
+  switch (file_case->kind)
+    {
+    case FILE_FIFO:
+      path = g_build_filename (key_dir, "fifo", NULL);
+      g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+      expected = "is not a regular file";
+      break;
+    case FILE_DEV_ZERO:
+      path = g_strdup ("/dev/zero");
+      expected = "is not a regular file";
+      break;
+    case FILE_DIRECTORY:
+      path = g_strdup (key_dir);
+      expected = "is not a regular file";
+      break;
+    case FILE_OVERSIZED:
+    case FILE_AT_BOUND:
+      {
+        gsize size = file_case->bound + (file_case->kind == FILE_OVERSIZED);
+        g_autofree char *contents = padded_contents (file_case, size);
+
+        path = write_file ("sized", contents, 0600);
+        if (file_case->kind == FILE_OVERSIZED)
+          expected
+              = file_case->secret ? "is larger than 1024 bytes" : "is larger than 1048576 bytes";
+      }
+      break;
+    }
+  set (config, file_case->flag, path);
+  if (expected == NULL)
+    {
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (kvev_config_validate (config, &error));
+      g_assert_no_error (error);
+      return;
+    }
+  {
+    g_autoptr (GError) error = NULL;
+
+    g_assert_false (kvev_config_validate (config, &error));
+    g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+    g_test_message ("%s", error->message);
+    /* The flag, the path and the reason. */
+    g_assert_nonnull (strstr (error->message, file_case->flag));
+    g_assert_nonnull (strstr (error->message, path));
+    g_assert_nonnull (strstr (error->message, expected));
+  }
+}
+
+/* In a child with a timeout, so that a reader that waits on a FIFO or
+ * reads a device for ever fails the test rather than hanging it. */
+static void
+test_key_file_kind (gconstpointer data)
+{
+  const FileCase *file_case = data;
+
+  if (g_test_subprocess ())
+    {
+      check_key_file_kind (file_case);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+/* Text that a string function would cut at its NUL byte: the secret
+ * after it, or the allowed keys, would be silently ignored. */
+static void
+test_key_file_nul (void)
+{
+  g_autofree char *secret = write_file ("nul.key", SERVER_SECRET "\n", 0600);
+  g_autofree char *secret_nul = NULL;
+  g_autofree char *clients_nul = NULL;
+  g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
+  g_autoptr (GError) error = NULL;
+  static const char secret_bytes[] = SERVER_SECRET "\0trailing\n";
+  static const char client_bytes[] = CLIENT_PUBLIC_1 "\n\0" CLIENT_PUBLIC_2 "\n";
+
+  secret_nul = g_build_filename (key_dir, "secret-nul.key", NULL);
+  clients_nul = g_build_filename (key_dir, "clients-nul", NULL);
+  g_assert_true (g_file_set_contents (secret_nul, secret_bytes, sizeof secret_bytes - 1, NULL));
+  g_assert_cmpint (g_chmod (secret_nul, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (clients_nul, client_bytes, sizeof client_bytes - 1, NULL));
+
+  set (config, "kv_events_curve_secret_key_file", secret_nul);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "holds a NUL byte");
+  set (config, "kv_events_curve_secret_key_file", secret);
+  set (config, "kv_events_curve_allowed_clients_file", clients_nul);
+  assert_invalid (config, KVEV_ERROR_INVALID_VALUE, "holds a NUL byte");
+}
+
+/* The wipe reaches every byte, and a length of 0 touches none. */
+static void
+test_secret_wipe (void)
+{
+  char buffer[] = "0123456789abcdef";
+
+  kvev_secret_wipe (buffer + 2, 0);
+  g_assert_cmpstr (buffer, ==, "0123456789abcdef");
+  kvev_secret_wipe (buffer + 2, 10);
+  g_assert_cmpmem (buffer, sizeof buffer, "01\0\0\0\0\0\0\0\0\0\0cdef", sizeof buffer);
 }
 
 static void
@@ -482,6 +671,28 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/security/secret-key-mode", test_secret_key_mode);
   g_test_add_func ("/kvevents/security/malformed-keys", test_malformed_keys);
   g_test_add_func ("/kvevents/security/malformed-addresses", test_malformed_addresses);
+  {
+    static const char *const kind_names[]
+        = { "fifo", "dev-zero", "directory", "oversized", "at-bound" };
+    static FileCase cases[2 * G_N_ELEMENTS (kind_names)];
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        gboolean secret = i < G_N_ELEMENTS (kind_names);
+        g_autofree char *path = NULL;
+
+        cases[i].flag
+            = secret ? "kv_events_curve_secret_key_file" : "kv_events_curve_allowed_clients_file";
+        cases[i].secret = secret;
+        cases[i].bound = secret ? SECRET_BOUND : CLIENTS_BOUND;
+        cases[i].kind = (FileKind) (i % G_N_ELEMENTS (kind_names));
+        path = g_strdup_printf ("/kvevents/security/key-file/%s/%s",
+                                secret ? "secret" : "allowed-clients", kind_names[cases[i].kind]);
+        g_test_add_data_func (path, &cases[i], test_key_file_kind);
+      }
+  }
+  g_test_add_func ("/kvevents/security/key-file/nul", test_key_file_nul);
+  g_test_add_func ("/kvevents/security/secret-wipe", test_secret_wipe);
   g_test_add_func ("/kvevents/security/address-matching", test_address_matching);
   g_test_add_func ("/kvevents/security/wildcard-endpoints", test_wildcard_endpoints);
   g_test_add_func ("/kvevents/security/wildcard-warning", test_wildcard_warning);

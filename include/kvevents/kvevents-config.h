@@ -128,8 +128,10 @@ KVEV_API GOptionGroup *kvev_config_option_group (KvevConfig *config);
  * the form tcp://HOST:PORT, ipc://PATH or inproc://NAME
  * (%KVEV_ERROR_INVALID_VALUE otherwise).  The security flags are loaded
  * and checked here too: an allowed-clients file without a secret key
- * file is %KVEV_ERROR_INCOMPLETE; a key file that cannot be read, holds
- * no valid key or gives group or others any permission, a malformed
+ * file is %KVEV_ERROR_INCOMPLETE; a key file that cannot be read, is
+ * not a regular file (it is never waited on or read: a FIFO or a device
+ * is refused at once), is larger than its bound or holds a NUL byte,
+ * holds no valid key or gives group or others any permission, a malformed
  * address entry, an address list on an endpoint other than tcp://, and
  * a context string (backend id, model, salt, LoRA) that is not UTF-8 are
  * %KVEV_ERROR_INVALID_VALUE.

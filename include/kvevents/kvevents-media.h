@@ -17,31 +17,28 @@ G_BEGIN_DECLS
  * @KVEV_MEDIA_NONE: no tier.
  * @KVEV_MEDIA_CPU: the memory tier, "cpu" on the wire.
  * @KVEV_MEDIA_DISK: every non-memory tier, "disk" on the wire.
+ * @KVEV_MEDIA_ALL: every tier this version knows; bits outside it are a
+ *   caller error.
  *
  * A set of logical tiers, as bits.  Subscribers see one event per tier and
  * never the store's internal replica taxonomy.  Values are ABI.
+ *
+ * %KVEV_MEDIA_ALL is an enumerator, as GLib's G_PARAM_READWRITE is, so
+ * that a switch over a #KvevMedia may name it under -Wswitch: the value
+ * is a set the type holds.  A switch that lists the single tiers without
+ * a default is told it misses the set of both, which a publish call may
+ * pass.
  */
 typedef enum
 {
   KVEV_MEDIA_NONE = 0,
   KVEV_MEDIA_CPU = 1 << 0,
   KVEV_MEDIA_DISK = 1 << 1,
+  /* Within the braces the enumerators are ints in C++ too, so this
+   * needs none of the operators below and stays a constant expression
+   * in C++98. */
+  KVEV_MEDIA_ALL = KVEV_MEDIA_CPU | KVEV_MEDIA_DISK,
 } KvevMedia;
-
-/**
- * KVEV_MEDIA_ALL:
- *
- * Every tier this version knows; bits outside it are a caller error.
- */
-#ifndef __cplusplus
-#define KVEV_MEDIA_ALL (KVEV_MEDIA_CPU | KVEV_MEDIA_DISK)
-#else
-/* A constant expression also in C++98, where the operator| below cannot
- * be constexpr: case KVEV_MEDIA_ALL: keeps compiling. */
-#define KVEV_MEDIA_ALL                                                         \
-  (static_cast<KvevMedia> (static_cast<int> (KVEV_MEDIA_CPU)                   \
-                           | static_cast<int> (KVEV_MEDIA_DISK)))
-#endif
 
 /**
  * KvevReplicaType:

@@ -103,7 +103,10 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  * included).  Keys longer than 1 MiB are refused with a critical and counted
  * in KVEV_STAT_REJECTED_EVENTS.  An empty key, or kv_events_emit_object_key
  * false, suppresses stored and removed events (counted in
- * KVEV_STAT_SKIPPED_KEYLESS_EVENTS).  A disabled publisher accepts every
+ * KVEV_STAT_SKIPPED_KEYLESS_EVENTS).  With kv_events_non_utf8 skip, a call
+ * whose key, tenant or group is not UTF-8 publishes nothing and takes no
+ * event_id (counted in KVEV_STAT_SKIPPED_NON_UTF8_EVENTS); by default such
+ * strings go out as msgpack bin.  A disabled publisher accepts every
  * call and does nothing.  NULL publisher, NULL key or media bits outside
  * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued).
  */
@@ -257,7 +260,8 @@ KVEV_API void kvev_clear_skipped (KvevClearScope *scope,
  *
  * Returns: %TRUE when cleared was published (for a disabled publisher:
  *   when it would have been); %FALSE also when the library refused it, as
- *   for a tenant longer than 1 MiB.
+ *   for a tenant longer than 1 MiB, or skipped it, as for a tenant that
+ *   is not UTF-8 under kv_events_non_utf8 skip.
  */
 KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
 
@@ -284,6 +288,9 @@ KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
  * @KVEV_STAT_SKIPPED_OTHER: ... %KVEV_SKIP_OTHER.
  * @KVEV_STAT_CLEARED_SUPPRESSED: RemoveAll scopes that ended without
  *   cleared.
+ * @KVEV_STAT_SKIPPED_NON_UTF8_EVENTS: events not published because
+ *   kv_events_non_utf8 is skip and their key, tenant or group is not
+ *   UTF-8.
  *
  * Statistics.  Values are ABI: new ones are only ever appended.
  */
@@ -306,6 +313,7 @@ typedef enum
   KVEV_STAT_SKIPPED_OPLOG_APPEND_FAILED = 14,
   KVEV_STAT_SKIPPED_OTHER = 15,
   KVEV_STAT_CLEARED_SUPPRESSED = 16,
+  KVEV_STAT_SKIPPED_NON_UTF8_EVENTS = 17,
 } KvevStat;
 
 /**
