@@ -4,6 +4,7 @@
  */
 #include "kvevents-private.h"
 
+#include "endpoint.h"
 #include "security.h"
 
 #include <string.h>
@@ -79,8 +80,10 @@ static const Flag flags[] = {
      * brackets say. */
     N_ ("[BOOL]") },
   { "kv_events_bind_endpoint", STRING_FIELD (bind_endpoint, ""),
-    N_ ("ZeroMQ endpoint the publisher binds: tcp://HOST:PORT, ipc://PATH "
-        "or inproc://NAME"),
+    /* TRANSLATORS: keep tcp://HOST:PORT, HOST, *, the brackets and
+     * ipc://PATH as they are: they are ZeroMQ syntax. */
+    N_ ("ZeroMQ endpoint the publisher binds: tcp://HOST:PORT (HOST: *, an IPv4 "
+        "address, [an IPv6 address] or an interface name) or ipc://PATH"),
     N_ ("ENDPOINT") },
   { "kv_events_backend_id", STRING_FIELD (backend_id, ""),
     N_ ("Backend identifier sent in every event (required when events "
@@ -938,82 +941,11 @@ kvev_config_option_group (KvevConfig *config)
   return group;
 }
 
-/* ZeroMQ would refuse these too, but only when the publisher binds; here
- * the master learns at startup, with the flag's name. */
-static gboolean
-tcp_port_is_valid (const char *port)
-{
-  guint number = 0;
-
-  if (strcmp (port, "*") == 0)
-    return TRUE;
-  if (*port == '\0')
-    return FALSE;
-  for (const char *p = port; *p != '\0'; p++)
-    {
-      if (!g_ascii_isdigit (*p))
-        return FALSE;
-      number = number * 10 + (guint) (*p - '0');
-      if (number > 65535)
-        return FALSE;
-    }
-  return number >= 1;
-}
-
-static gboolean
-tcp_host_char_is_valid (char c)
-{
-  /* Printable ASCII, without what would make the address ambiguous. */
-  return c > ' ' && c < 0x7f && strchr ("/[]:", c) == NULL;
-}
-
-static gboolean
-tcp_address_is_valid (const char *address)
-{
-  const char *colon;
-
-  if (address[0] == '[')
-    {
-      const char *close = strchr (address, ']');
-      gboolean has_colon = FALSE;
-
-      if (close == NULL || close == address + 1 || close[1] != ':')
-        return FALSE;
-      for (const char *p = address + 1; p < close; p++)
-        {
-          if (*p == ':')
-            has_colon = TRUE;
-          else if (!g_ascii_isalnum (*p) && strchr (".%-_", *p) == NULL)
-            return FALSE;
-        }
-      return has_colon && tcp_port_is_valid (close + 2);
-    }
-
-  colon = strchr (address, ':');
-  if (colon == NULL || colon == address)
-    return FALSE;
-  for (const char *p = address; p < colon; p++)
-    if (!tcp_host_char_is_valid (*p))
-      return FALSE;
-  return tcp_port_is_valid (colon + 1);
-}
-
-static gboolean
-endpoint_is_valid (const char *endpoint)
-{
-  if (g_str_has_prefix (endpoint, "tcp://"))
-    return tcp_address_is_valid (endpoint + strlen ("tcp://"));
-  if (g_str_has_prefix (endpoint, "ipc://"))
-    return endpoint[strlen ("ipc://")] != '\0';
-  if (g_str_has_prefix (endpoint, "inproc://"))
-    return endpoint[strlen ("inproc://")] != '\0';
-  return FALSE;
-}
-
 gboolean
 kvev_config_validate (const KvevConfig *config, GError **error)
 {
   g_autoptr (KvevSecurity) security = NULL;
+  g_autoptr (GError) endpoint_error = NULL;
 
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -1038,16 +970,15 @@ kvev_config_validate (const KvevConfig *config, GError **error)
                    "kv_events_backend_id", "enable_kv_events");
       return FALSE;
     }
-  if (!endpoint_is_valid (config->bind_endpoint))
+  if (!kvev_endpoint_validate (config->bind_endpoint, &endpoint_error))
     {
       g_autofree char *shown = escape_for_message (config->bind_endpoint);
 
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   /* TRANSLATORS: an endpoint, then the flag name; the
-                    * forms after the colon are ZeroMQ syntax. */
-                   _ ("Invalid value \"%s\" for %s: expected tcp://HOST:PORT, "
-                      "ipc://PATH or inproc://NAME"),
-                   shown, "kv_events_bind_endpoint");
+                   /* TRANSLATORS: an endpoint, the flag name, then why
+                    * it cannot be bound, an already translated message. */
+                   _ ("Invalid value \"%s\" for %s: %s"), shown, "kv_events_bind_endpoint",
+                   endpoint_error->message);
       return FALSE;
     }
 

@@ -17,6 +17,8 @@ kvev_library_sources = \
 	%reldir%/fault.h \
 	%reldir%/version.c \
 	%reldir%/config.c \
+	%reldir%/endpoint.h \
+	%reldir%/endpoint.c \
 	%reldir%/media.c \
 	%reldir%/queue.h \
 	%reldir%/queue.c \

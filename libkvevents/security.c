@@ -3,6 +3,8 @@
  */
 #include "security.h"
 
+#include "endpoint.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -368,25 +370,6 @@ kvev_security_address_allowed (const KvevSecurity *security, const char *address
         return TRUE;
     }
   return FALSE;
-}
-
-gboolean
-kvev_endpoint_is_wildcard (const char *endpoint)
-{
-  static const char *const wildcards[] = { "tcp://*:", "tcp://0.0.0.0:", "tcp://[::]:",
-                                           "tcp://[*]:" };
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (wildcards); i++)
-    if (g_str_has_prefix (endpoint, wildcards[i]))
-      return TRUE;
-  return FALSE;
-}
-
-gboolean
-kvev_endpoint_is_ipv6 (const char *endpoint)
-{
-  return g_str_has_prefix (endpoint, "tcp://[");
 }
 
 void

@@ -51,15 +51,9 @@ void kvev_secret_wipe (void *data, gsize len);
 /* Decodes 40 Z85 characters into 32 bytes; FALSE if they are not Z85. */
 gboolean kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES]);
 
-/* Whether a bind endpoint listens on every interface. */
-gboolean kvev_endpoint_is_wildcard (const char *endpoint);
-
-/* Whether a tcp:// endpoint names its host as a bracketed IPv6 address,
- * which ZeroMQ handles only on a socket with ZMQ_IPV6. */
-gboolean kvev_endpoint_is_ipv6 (const char *endpoint);
-
-/* One warning when the stream would be open to any host: a wildcard
- * endpoint with neither CURVE nor an address allow-list. */
+/* One warning when the stream would be open to any host: an endpoint
+ * that binds every interface (kvev_endpoint_is_wildcard ()) with neither
+ * CURVE nor an address allow-list. */
 void kvev_security_warn_if_exposed (const KvevConfig *config, const KvevSecurity *security);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
  */
 #include "publisher-private.h"
 #include "encode.h"
+#include "endpoint.h"
 #include "fault.h"
 #include "zap.h"
 
@@ -314,7 +315,6 @@ secure_socket (KvevTransport *transport, gboolean ipv6, GError **error)
                        KVEV_Z85_KEY_LEN, "ZMQ_CURVE_SECRETKEY", error))
         return FALSE;
     }
-  kvev_security_warn_if_exposed (config, security);
   return TRUE;
 }
 
@@ -369,6 +369,8 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
     goto fail;
   if (!secure_socket (transport, ipv6, error))
     goto fail;
+  if (!kvev_endpoint_prepare_bind (config->bind_endpoint, error))
+    goto fail;
   if (zmq_bind (transport->socket, config->bind_endpoint) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
@@ -376,6 +378,8 @@ kvev_transport_start (KvevPublisher *publisher, char **endpoint,
                    config->bind_endpoint, zmq_strerror (zmq_errno ()));
       goto fail;
     }
+  /* Once listening, not before: a bind that fails exposes nothing. */
+  kvev_security_warn_if_exposed (config, transport->security);
   if (zmq_getsockopt (transport->socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,

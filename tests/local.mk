@@ -82,6 +82,16 @@ endif
 tests_test_security_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_security_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
+# Binding ipc:// paths that are taken, are not sockets or were left
+# behind, and loopback binds that must not warn.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-endpoint
+TESTS += tests/test-endpoint
+endif
+tests_test_endpoint_SOURCES = tests/test-endpoint.c tests/test-util.c tests/test-util.h
+tests_test_endpoint_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_endpoint_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+
 # Stress with a conservation law, and teardown under load.
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-stress

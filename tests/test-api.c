@@ -6,7 +6,12 @@
 #include "config.h"
 
 #include <kvevents/kvevents.h>
+#include <glib/gstdio.h>
 #include <string.h>
+
+/* A private directory for the socket, removed at the end of main (). */
+static char *socket_dir;
+static char *endpoint;
 
 static KvevConfig *
 enabled_config (void)
@@ -14,7 +19,7 @@ enabled_config (void)
   KvevConfig *config = kvev_config_new ();
 
   g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
-  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://kvev-test-api", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", endpoint, NULL));
   g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
   return config;
 }
@@ -99,7 +104,7 @@ test_enabled (void)
   publisher = kvev_publisher_new (config, &error);
   g_assert_no_error (error);
   g_assert_true (kvev_publisher_is_enabled (publisher));
-  g_assert_cmpstr (kvev_publisher_get_endpoint (publisher), ==, "inproc://kvev-test-api");
+  g_assert_cmpstr (kvev_publisher_get_endpoint (publisher), ==, endpoint);
   kvev_publish_stored (publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
   g_assert_true (kvev_publisher_flush (publisher, 10000));
   g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_ENQUEUED_EVENTS), ==, 2);
@@ -175,7 +180,15 @@ test_non_utf8_skip_disabled (void)
 int
 main (int argc, char **argv)
 {
+  g_autoptr (GError) error = NULL;
+  g_autofree char *socket_path = NULL;
+  int status;
+
   g_test_init (&argc, &argv, NULL);
+  socket_dir = g_dir_make_tmp ("kvev-test-api-XXXXXX", &error);
+  g_assert_no_error (error);
+  socket_path = g_build_filename (socket_dir, "kv-events", NULL);
+  endpoint = g_strconcat ("ipc://", socket_path, NULL);
 
   g_test_add_func ("/kvevents/api/version", test_version);
   g_test_add_func ("/kvevents/api/disabled-by-config", test_disabled_by_config);
@@ -184,5 +197,11 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/api/null-preconditions", test_null_preconditions);
   g_test_add_func ("/kvevents/api/non-utf8-skip-disabled", test_non_utf8_skip_disabled);
 
-  return g_test_run ();
+  status = g_test_run ();
+  /* libzmq leaves the socket file when the publisher closes. */
+  g_unlink (socket_path);
+  g_rmdir (socket_dir);
+  g_free (endpoint);
+  g_free (socket_dir);
+  return status;
 }

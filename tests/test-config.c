@@ -6,7 +6,9 @@
 #include "kvevents-private.h"
 
 #include <kvevents/kvevents.h>
+#include <net/if.h>
 #include <string.h>
+#include <sys/un.h>
 
 typedef struct
 {
@@ -1299,7 +1301,7 @@ assert_invalid (KvevConfig *config, const char *endpoint)
   g_autoptr (GError) error = NULL;
   g_autofree char *expected
       = g_strdup_printf ("Invalid value \"%s\" for kv_events_bind_endpoint: expected "
-                         "tcp://HOST:PORT, ipc://PATH or inproc://NAME",
+                         "tcp://HOST:PORT or ipc://PATH",
                          endpoint);
 
   g_test_message ("invalid: %s", endpoint);
@@ -1351,7 +1353,7 @@ test_validate_incomplete (void)
   g_clear_error (&error);
 
   g_assert_true (kvev_config_set (config, "kv_events_backend_id", "", NULL));
-  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://x", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "ipc://kv", NULL));
   g_assert_false (kvev_config_validate (config, &error));
   g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE);
   g_assert_cmpstr (error->message, ==,
@@ -1419,7 +1421,7 @@ test_validate_utf8 (void)
       g_autoptr (GError) error = NULL;
 
       g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
-      g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "inproc://x", NULL));
+      g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "ipc://kv", NULL));
       g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
       g_assert_true (kvev_config_set (config, flags[i], "caf\xc3\xa9", NULL));
       g_assert_true (kvev_config_validate (config, NULL));
@@ -1441,15 +1443,17 @@ test_validate_endpoints (void)
     "tcp://*:*",
     "tcp://[::1]:5555",
     "tcp://[::]:*",
-    "tcp://[fe80::1%eth0]:5555",
-    "tcp://localhost:1",
-    "tcp://eth0:65535",
-    "tcp://master-0.example.com:5557",
+    "tcp://[fe80::1%lo]:5555",
+    "tcp://[::ffff:127.0.0.1]:5555",
+    "tcp://lo:65535",
+    "tcp://0:*",
+    "tcp://0.0:*",
+    "tcp://127.1:5557",
+    "tcp://[0:0::0]:*",
     "ipc:///tmp/kv.sock",
     "ipc://@abstract",
     "ipc://relative",
-    "inproc://kv",
-    "inproc://a/b:c",
+    "ipc://*",
   };
   static const char *const bad[] = {
     "tcp://host",
@@ -1478,7 +1482,6 @@ test_validate_endpoints (void)
     "udp://x:1",
     "TCP://host:1",
     "ipc://",
-    "inproc://",
     "foo",
     " tcp://host:1",
     "pgm://eth0;239.192.1.1:5555",
@@ -1506,8 +1509,118 @@ test_validate_endpoint_escaped (void)
   g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
   g_assert_cmpstr (error->message, ==,
                    "Invalid value \"tcp://\\377:1\" for "
-                   "kv_events_bind_endpoint: expected tcp://HOST:PORT, "
-                   "ipc://PATH or inproc://NAME");
+                   "kv_events_bind_endpoint: expected tcp://HOST:PORT or "
+                   "ipc://PATH");
+}
+
+/* The message of an endpoint validation refuses, with its code checked. */
+static char *
+endpoint_error (KvevConfig *config, const char *endpoint)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *prefix
+      = g_strdup_printf ("Invalid value \"%s\" for kv_events_bind_endpoint: ", endpoint);
+
+  g_test_message ("invalid: %s", endpoint);
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", endpoint, NULL));
+  g_assert_false (kvev_config_validate (config, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_assert_true (g_str_has_prefix (error->message, prefix));
+  return g_strdup (error->message + strlen (prefix));
+}
+
+static void
+assert_endpoint_error (KvevConfig *config, const char *endpoint, const char *expected)
+{
+  g_autofree char *message = endpoint_error (config, endpoint);
+
+  g_assert_cmpstr (message, ==, expected);
+}
+
+/* libzmq binds "*", numeric addresses and interface names, never a host
+ * name: validation says so, and what to write, rather than leaving the
+ * bind to fail with "No such device". */
+static void
+test_validate_endpoint_hosts (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+
+  assert_endpoint_error (config, "tcp://localhost:5557",
+                         "ZeroMQ binds addresses and network interfaces, not host names: "
+                         "for localhost write 127.0.0.1 or [::1]");
+  assert_endpoint_error (config, "tcp://LocalHost.:*",
+                         "ZeroMQ binds addresses and network interfaces, not host names: "
+                         "for localhost write 127.0.0.1 or [::1]");
+  assert_endpoint_error (config, "tcp://kvev-no-such-host.invalid:5557",
+                         "\"kvev-no-such-host.invalid\" is neither an IP address nor a "
+                         "network interface of this machine, and ZeroMQ binds no host names: "
+                         "write an IP address (an IPv6 one in brackets), an interface name, or "
+                         "* for every interface");
+  assert_endpoint_error (config, "tcp://999.1.1.1:5557",
+                         "\"999.1.1.1\" is neither an IP address nor a network interface of "
+                         "this machine, and ZeroMQ binds no host names: write an IP address "
+                         "(an IPv6 one in brackets), an interface name, or * for every "
+                         "interface");
+  assert_endpoint_error (config, "tcp://[fe80::1%kvevnosuch0]:5557",
+                         "the zone \"kvevnosuch0\" is not a network interface of this machine");
+  assert_endpoint_error (config, "tcp://[fe80::1%]:5557",
+                         "the zone \"\" is not a network interface of this machine");
+  assert_endpoint_error (config, "tcp://[fe80::1%4294967295]:5557",
+                         "the zone \"4294967295\" is not a network interface of this machine");
+  assert_endpoint_error (config, "tcp://[fe80::zz]:5557",
+                         "\"fe80::zz\" in brackets is not an IPv6 address");
+  assert_endpoint_error (config, "tcp://[::1.2.3.4.5]:5557",
+                         "\"::1.2.3.4.5\" in brackets is not an IPv6 address");
+
+  /* An interface by name, and an IPv6 zone by name and by index. */
+  assert_valid (config, "tcp://lo:5557");
+  assert_valid (config, "tcp://[::1%lo]:5557");
+  {
+    g_autofree char *by_index = g_strdup_printf ("tcp://[fe80::1%%%u]:5557", if_nametoindex ("lo"));
+
+    assert_valid (config, by_index);
+  }
+}
+
+/* Each publisher has a ZeroMQ context of its own, so nothing could ever
+ * connect to an inproc:// endpoint; validation says to use ipc://. */
+static void
+test_validate_endpoint_inproc (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  static const char *const inproc[] = { "inproc://kv", "inproc://a/b:c", "inproc://" };
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS (inproc); i++)
+    assert_endpoint_error (config, inproc[i],
+                           "inproc:// endpoints are reachable only through the publisher's own "
+                           "ZeroMQ context, which nothing outside the library can use: use "
+                           "ipc://PATH instead");
+}
+
+/* libzmq unlinks an ipc:// path before it finds it too long to bind; a
+ * path a socket address cannot hold is refused before that. */
+static void
+test_validate_endpoint_ipc_length (void)
+{
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  struct sockaddr_un address;
+  gsize longest = sizeof address.sun_path - 1;
+  g_autofree char *fits = g_strnfill (longest, 'p');
+  g_autofree char *too_long = g_strnfill (longest + 1, 'p');
+  g_autofree char *fits_endpoint = g_strconcat ("ipc://", fits, NULL);
+  g_autofree char *too_long_endpoint = g_strconcat ("ipc://", too_long, NULL);
+  g_autofree char *expected
+      = g_strdup_printf ("an ipc:// path may be at most %u bytes long", (guint) longest);
+
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
+  assert_valid (config, fits_endpoint);
+  assert_endpoint_error (config, too_long_endpoint, expected);
 }
 
 static void
@@ -1738,6 +1851,10 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/config/validate-endpoints", test_validate_endpoints);
   g_test_add_func ("/kvevents/config/validate-utf8", test_validate_utf8);
   g_test_add_func ("/kvevents/config/validate-endpoint-escaped", test_validate_endpoint_escaped);
+  g_test_add_func ("/kvevents/config/validate-endpoint-hosts", test_validate_endpoint_hosts);
+  g_test_add_func ("/kvevents/config/validate-endpoint-inproc", test_validate_endpoint_inproc);
+  g_test_add_func ("/kvevents/config/validate-endpoint-ipc-length",
+                   test_validate_endpoint_ipc_length);
   g_test_add_func ("/kvevents/config/validate-security", test_validate_security);
   g_test_add_func ("/kvevents/config/validate-send-budget", test_validate_send_budget);
   for (gsize i = 0; i < G_N_ELEMENTS (preconditions); i++)

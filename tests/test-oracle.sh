@@ -61,7 +61,7 @@ run () {
   sub=$!
   if "$master" --ops=$OPS --seed="$seed" --tenants=4 --quiet \
        --enable-kv-events --kv-events-bind-endpoint="$endpoint" \
-       --kv-events-backend-id=oracle --kv-events-send-hwm=0 \
+       --kv-events-backend-id=oracle --kv-events-send-hwm=0 --kv-events-send-buffer-bytes=0 \
        --kv-events-close-timeout-ms=30000 \
        --wait-subscribers=1 --wait-timeout-ms=30000 \
        --truth="$dir/$name.truth" --stats="$dir/$name.stats" "$@" \

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "endpoint.h"
 #include "security.h"
 #ifdef HAVE_ZMQ
 #include "test-util.h"
@@ -346,15 +347,36 @@ test_address_matching (void)
   g_assert_false (kvev_security_address_allowed (security, "garbage"));
 }
 
+/* Every spelling libzmq binds as 0.0.0.0 or :: (it reads an IPv4 host as
+ * inet_aton () does), then endpoints that bind one address, or nothing. */
+static const char *const wildcards[] = {
+  "tcp://*:*",         "tcp://*:5557",     "tcp://0.0.0.0:*", "tcp://0:*",
+  "tcp://0.0:*",       "tcp://0.0.0:5557", "tcp://[::]:*",    "tcp://[::0]:*",
+  "tcp://[0:0::0]:*",  "tcp://[0000::]:*", "tcp://[::]:5557", "tcp://[::ffff:0.0.0.0]:*",
+  "tcp://[0::0%lo]:*",
+};
+static const char *const single_addresses[] = {
+  "tcp://127.0.0.1:*", "tcp://127.1:*",
+  "tcp://[::1]:*",     "tcp://[::ffff:127.0.0.1]:*",
+  "tcp://lo:*",        "tcp://10.0.0.1:5557",
+  "ipc:///tmp/x",      "ipc://*",
+  "tcp://*",           "tcp://0",
+  "tcp://[0]:*",       "udp://*:1",
+};
+
 static void
 test_wildcard_endpoints (void)
 {
-  g_assert_true (kvev_endpoint_is_wildcard ("tcp://*:5557"));
-  g_assert_true (kvev_endpoint_is_wildcard ("tcp://0.0.0.0:5557"));
-  g_assert_true (kvev_endpoint_is_wildcard ("tcp://[::]:5557"));
-  g_assert_false (kvev_endpoint_is_wildcard ("tcp://127.0.0.1:5557"));
-  g_assert_false (kvev_endpoint_is_wildcard ("tcp://[::1]:5557"));
-  g_assert_false (kvev_endpoint_is_wildcard ("ipc:///tmp/x"));
+  for (gsize i = 0; i < G_N_ELEMENTS (wildcards); i++)
+    {
+      g_test_message ("wildcard: %s", wildcards[i]);
+      g_assert_true (kvev_endpoint_is_wildcard (wildcards[i]));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
+    {
+      g_test_message ("not a wildcard: %s", single_addresses[i]);
+      g_assert_false (kvev_endpoint_is_wildcard (single_addresses[i]));
+    }
 
   g_assert_true (kvev_endpoint_is_ipv6 ("tcp://[::1]:5557"));
   g_assert_true (kvev_endpoint_is_ipv6 ("tcp://[::]:*"));
@@ -364,26 +386,36 @@ test_wildcard_endpoints (void)
 }
 
 /* The warning is checked without binding: tests never listen beyond
- * loopback. */
+ * loopback.  It depends on the address bound, not on its spelling; a
+ * stray warning would abort the test under G_DEBUG=fatal-warnings. */
 static void
 test_wildcard_warning (void)
 {
-  g_autoptr (KvevConfig) config = secure_config ("tcp://*:5557");
-  g_autoptr (KvevConfig) local = secure_config ("tcp://127.0.0.1:5557");
-  g_autoptr (KvevSecurity) security = NULL;
-  g_autoptr (KvevSecurity) listed = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (wildcards); i++)
+    {
+      g_autoptr (KvevConfig) config = secure_config (wildcards[i]);
+      g_autoptr (KvevSecurity) security = NULL;
+      g_autoptr (KvevSecurity) listed = NULL;
 
-  security = kvev_security_load (config, NULL);
-  g_assert_nonnull (security);
-  g_test_expect_message ("kvevents", G_LOG_LEVEL_WARNING, "*every interface*");
-  kvev_security_warn_if_exposed (config, security);
-  g_test_assert_expected_messages ();
-  /* Loopback, or an allow-list, is not exposed: no warning (a stray one
-   * would abort the test under G_DEBUG=fatal-warnings). */
-  kvev_security_warn_if_exposed (local, security);
-  set (config, "kv_events_allowed_addresses", "10.0.0.0/8");
-  listed = kvev_security_load (config, NULL);
-  kvev_security_warn_if_exposed (config, listed);
+      g_test_message ("warns: %s", wildcards[i]);
+      security = kvev_security_load (config, NULL);
+      g_assert_nonnull (security);
+      g_test_expect_message ("kvevents", G_LOG_LEVEL_WARNING, "*listens on every interface*");
+      kvev_security_warn_if_exposed (config, security);
+      g_test_assert_expected_messages ();
+      /* An allow-list is protection: no warning. */
+      set (config, "kv_events_allowed_addresses", "10.0.0.0/8");
+      listed = kvev_security_load (config, NULL);
+      g_assert_nonnull (listed);
+      kvev_security_warn_if_exposed (config, listed);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
+    {
+      g_autoptr (KvevConfig) local = secure_config (single_addresses[i]);
+      g_autoptr (KvevSecurity) security = g_new0 (KvevSecurity, 1);
+
+      kvev_security_warn_if_exposed (local, security);
+    }
 }
 
 #ifdef HAVE_ZMQ
@@ -480,23 +512,6 @@ test_address_allow_list (void)
   test_assert_only_local_admitted (publisher);
 }
 
-/* Whether this host can bind the IPv6 loopback at all. */
-static gboolean
-have_ipv6_loopback (void)
-{
-  void *context = zmq_ctx_new ();
-  void *socket = zmq_socket (context, ZMQ_PUB);
-  int one = 1, zero = 0;
-  gboolean bound;
-
-  zmq_setsockopt (socket, ZMQ_IPV6, &one, sizeof one);
-  zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
-  bound = zmq_bind (socket, "tcp://[::1]:*") == 0;
-  zmq_close (socket);
-  zmq_ctx_term (context);
-  return bound;
-}
-
 static KvevPublisher *
 new_ipv6_publisher (const char *endpoint, const char *allowed)
 {
@@ -522,7 +537,7 @@ test_ipv6_loopback (void)
   g_autofree char *v4_endpoint = NULL;
   TestSub *sub, *refused;
 
-  if (!have_ipv6_loopback ())
+  if (!test_have_ipv6_loopback ())
     {
       g_test_skip ("this host cannot bind the IPv6 loopback");
       return;

@@ -235,6 +235,22 @@ test_publish_some (KvevPublisher *publisher)
   g_assert_true (kvev_publisher_flush (publisher, 10000));
 }
 
+gboolean
+test_have_ipv6_loopback (void)
+{
+  void *context = zmq_ctx_new ();
+  void *socket = zmq_socket (context, ZMQ_PUB);
+  int one = 1, zero = 0;
+  gboolean bound;
+
+  zmq_setsockopt (socket, ZMQ_IPV6, &one, sizeof one);
+  zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
+  bound = zmq_bind (socket, "tcp://[::1]:*") == 0;
+  zmq_close (socket);
+  zmq_ctx_term (context);
+  return bound;
+}
+
 KvevPublisher *
 test_publisher_new_allowing (const char *endpoint, const char *allowed)
 {

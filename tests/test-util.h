@@ -54,6 +54,8 @@ TestMessage *test_sync (KvevPublisher *publisher, TestSub *sub);
 gboolean test_sub_receives_anything (TestSub *sub);
 /* Twenty stored events, flushed. */
 void test_publish_some (KvevPublisher *publisher);
+/* Whether this host can bind the IPv6 loopback at all. */
+gboolean test_have_ipv6_loopback (void);
 /* A publisher on endpoint with kv_events_allowed_addresses set to
  * allowed. */
 KvevPublisher *test_publisher_new_allowing (const char *endpoint, const char *allowed);

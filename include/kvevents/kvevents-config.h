@@ -125,8 +125,12 @@ KVEV_API GOptionGroup *kvev_config_option_group (KvevConfig *config);
  * Checks the flags together.  A disabled configuration is always valid.
  * An enabled one needs a bind endpoint and a backend id
  * (%KVEV_ERROR_INCOMPLETE otherwise, naming the flag), and an endpoint of
- * the form tcp://HOST:PORT, ipc://PATH or inproc://NAME
- * (%KVEV_ERROR_INVALID_VALUE otherwise).  The security flags are loaded
+ * the form tcp://HOST:PORT or ipc://PATH that ZeroMQ can bind: HOST is
+ * "*", a numeric IPv4 address, a numeric IPv6 address in brackets or the
+ * name of a network interface, never a host name
+ * (%KVEV_ERROR_INVALID_VALUE otherwise, saying what to write instead;
+ * inproc:// is refused too, as nothing outside the publisher could reach
+ * it).  The security flags are loaded
  * and checked here too: an allowed-clients file without a secret key
  * file is %KVEV_ERROR_INCOMPLETE; a key file that cannot be read, is
  * not a regular file (it is never waited on or read: a FIFO or a device
