@@ -39,3 +39,19 @@ kvev_fault_hit (KvevFaultPoint point)
     return g_atomic_int_add (&calls[point], 1) + 1 >= nth;
   return g_atomic_int_add (&calls[point], 1) + 1 == nth;
 }
+
+static gint64 fixed_clock_ms;
+
+void
+kvev_fault_set_clock (gint64 timestamp_ms)
+{
+  __atomic_store_n (&fixed_clock_ms, timestamp_ms, __ATOMIC_RELAXED);
+}
+
+gint64
+kvev_fault_now_ms (void)
+{
+  gint64 fixed = __atomic_load_n (&fixed_clock_ms, __ATOMIC_RELAXED);
+
+  return fixed != 0 ? fixed : g_get_real_time () / 1000;
+}

@@ -1,4 +1,4 @@
-/* fault.h: fault injection for the tests.  Only the testing build of the
+/* fault.h: fault injection and a fixed clock for the tests.  Only the testing build of the
  * library (libkvevents-testing.la, compiled with KVEV_TESTING) has the
  * seam; in the shipped library KVEV_FAULT() is a constant FALSE and
  * nothing of this exists.
@@ -30,8 +30,14 @@ void kvev_fault_arm (KvevFaultPoint point, guint nth);
 void kvev_fault_arm_from (KvevFaultPoint point, guint nth);
 gboolean kvev_fault_hit (KvevFaultPoint point);
 #define KVEV_FAULT(point) G_UNLIKELY (kvev_fault_hit (point))
+/* Every message's timestamp is timestamp_ms from now on, so a test can
+ * compare payloads byte for byte; 0 gives the real clock back. */
+void kvev_fault_set_clock (gint64 timestamp_ms);
+gint64 kvev_fault_now_ms (void);
+#define KVEV_NOW_MS() kvev_fault_now_ms ()
 #else
 #define KVEV_FAULT(point) FALSE
+#define KVEV_NOW_MS() (g_get_real_time () / 1000)
 #endif
 
 G_END_DECLS

@@ -123,7 +123,7 @@ publish_batch (KvevTransport *transport, const KvevEvent *events, guint n)
 {
   KvevPublisher *publisher = transport->publisher;
   guint64 sequence = transport->next_sequence++;
-  gint64 timestamp_ms = g_get_real_time () / 1000;
+  gint64 timestamp_ms = KVEV_NOW_MS ();
   gsize payload_len;
   char *payload;
 

@@ -12,7 +12,9 @@ AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(top_builddir)'; export top_builddir; \
 	KVEV_HAVE_ZMQ='$(HAVE_ZMQ_01)'; export KVEV_HAVE_ZMQ; \
 	PYTHON_INTEROP='$(PYTHON_INTEROP)'; export PYTHON_INTEROP; \
-	MSGFMT='$(MSGFMT_CHECK)'; export MSGFMT;
+	MSGFMT='$(MSGFMT_CHECK)'; export MSGFMT; \
+	G_TEST_SRCDIR='$(abs_top_srcdir)/tests'; export G_TEST_SRCDIR; \
+	G_TEST_BUILDDIR='$(abs_top_builddir)/tests'; export G_TEST_BUILDDIR;
 
 # Test programs that need internals link the convenience library.
 TEST_INTERNAL_LIBS = libkvevents/libkvevents-internal.la
@@ -70,6 +72,18 @@ tests_test_faults_SOURCES = tests/test-faults.c tests/test-util.c tests/test-uti
 tests_test_faults_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
 tests_test_faults_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
+
+# The stream byte for byte against tests/wire/, recorded from an earlier
+# version, with the testing build's fixed clock.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-wire
+TESTS += tests/test-wire
+tests_test_wire_SOURCES = tests/test-wire.c tests/test-util.c tests/test-util.h
+tests_test_wire_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
+tests_test_wire_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif
+EXTRA_DIST += tests/wire/points-default.hex tests/wire/points-context.hex \
+	tests/wire/points-plain.hex tests/wire/batches.hex tests/wire/batches-of-5.hex
 
 # CURVE, allowed clients and addresses; their validation in both builds.
 check_PROGRAMS += tests/test-security
