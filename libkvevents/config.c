@@ -4,8 +4,7 @@
  */
 #include "kvevents-private.h"
 
-#include "endpoint.h"
-#include "security.h"
+#include "settings.h"
 
 #include <string.h>
 
@@ -353,8 +352,8 @@ flag_format (const Flag *flag, const FlagValue *value)
 /* Values and names come from files and command lines in any encoding,
  * but a GError message must be UTF-8 a log or a terminal can take: keep
  * valid UTF-8 readable, turn everything else into C escapes. */
-static char *
-escape_for_message (const char *text)
+char *
+kvev_escape_for_message (const char *text)
 {
   char high_bytes[129];
   gsize length = strlen (text);
@@ -462,7 +461,7 @@ static void
 set_unknown_flag_error (const char *name, GError **error)
 {
   const Flag *nearest = flag_nearest (name);
-  g_autofree char *shown = escape_for_message (name);
+  g_autofree char *shown = kvev_escape_for_message (name);
 
   if (nearest != NULL)
     g_set_error (error, KVEV_ERROR, KVEV_ERROR_UNKNOWN_FLAG,
@@ -526,7 +525,7 @@ flag_parse (const Flag *flag, const char *text, FlagValue *value, GError **error
     case FLAG_BOOLEAN:
       if (parse_boolean (text, &value->boolean))
         return TRUE;
-      shown = escape_for_message (text);
+      shown = kvev_escape_for_message (text);
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: a value, then a flag name; true, false,
                     * yes, no, 1 and 0 are what the user may type. */
@@ -539,7 +538,7 @@ flag_parse (const Flag *flag, const char *text, FlagValue *value, GError **error
       if (parse_uint32 (text, &value->number) && value->number >= flag->min
           && value->number <= flag->max)
         return TRUE;
-      shown = escape_for_message (text);
+      shown = kvev_escape_for_message (text);
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: a value, a flag name, then the smallest
                     * and the largest value allowed. */
@@ -565,7 +564,7 @@ flag_parse (const Flag *flag, const char *text, FlagValue *value, GError **error
               value->word = i;
               return TRUE;
             }
-        shown = escape_for_message (text);
+        shown = kvev_escape_for_message (text);
         accepted = g_strjoinv (", ", (char **) flag->words);
         g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                      /* TRANSLATORS: a value, a flag name, then the words
@@ -782,8 +781,8 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
       if (value != NULL && kvev_config_set (work, keys[i], value, &local_error))
         continue;
 
-      shown_key = escape_for_message (keys[i]);
-      shown_group = escape_for_message (group);
+      shown_key = kvev_escape_for_message (keys[i]);
+      shown_group = kvev_escape_for_message (group);
       code = local_error->domain == KVEV_ERROR ? local_error->code : KVEV_ERROR_INVALID_VALUE;
       /* GKeyFile quotes the raw key in its messages, bytes that are not
        * UTF-8 included; ours must stay printable. */
@@ -886,7 +885,7 @@ option_parse (const char *option_name, const char *value, gpointer data, GError 
     value = "true";
   if (value == NULL)
     {
-      g_autofree char *shown = escape_for_message (option_name);
+      g_autofree char *shown = kvev_escape_for_message (option_name);
 
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _ ("Missing value for %s"), shown);
       return FALSE;
@@ -944,108 +943,11 @@ kvev_config_option_group (KvevConfig *config)
 gboolean
 kvev_config_validate (const KvevConfig *config, GError **error)
 {
-  g_autoptr (KvevSecurity) security = NULL;
-  g_autoptr (GError) endpoint_error = NULL;
+  g_autoptr (KvevSettings) settings = NULL;
 
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* A disabled publisher never binds, so what the other flags say cannot
-   * stop the master from starting. */
-  if (!config->enable)
-    return TRUE;
-
-  if (config->bind_endpoint[0] == '\0')
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE,
-                   /* TRANSLATORS: two flag names; "true" is the value the
-                    * user typed, keep it. */
-                   _ ("%s must be set when %s is true"), "kv_events_bind_endpoint",
-                   "enable_kv_events");
-      return FALSE;
-    }
-  if (config->backend_id[0] == '\0')
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE, _ ("%s must be set when %s is true"),
-                   "kv_events_backend_id", "enable_kv_events");
-      return FALSE;
-    }
-  if (!kvev_endpoint_validate (config->bind_endpoint, &endpoint_error))
-    {
-      g_autofree char *shown = escape_for_message (config->bind_endpoint);
-
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   /* TRANSLATORS: an endpoint, the flag name, then why
-                    * it cannot be bound, an already translated message. */
-                   _ ("Invalid value \"%s\" for %s: %s"), shown, "kv_events_bind_endpoint",
-                   endpoint_error->message);
-      return FALSE;
-    }
-
-  /* These go on the wire as msgpack str, in every event: one invalid byte
-   * would make strict readers reject every payload. */
-  {
-    static const struct
-    {
-      const char *flag;
-      gsize offset;
-    } wire_strings[] = {
-      { "kv_events_backend_id", G_STRUCT_OFFSET (KvevConfig, backend_id) },
-      { "kv_events_model_name", G_STRUCT_OFFSET (KvevConfig, model_name) },
-      { "kv_events_additional_salt", G_STRUCT_OFFSET (KvevConfig, additional_salt) },
-      { "kv_events_lora_name", G_STRUCT_OFFSET (KvevConfig, lora_name) },
-    };
-    guint i;
-
-    for (i = 0; i < G_N_ELEMENTS (wire_strings); i++)
-      {
-        const char *value = G_STRUCT_MEMBER (const char *, config, wire_strings[i].offset);
-
-        if (!g_utf8_validate (value, -1, NULL))
-          {
-            g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                         /* TRANSLATORS: a flag name. */
-                         _ ("Invalid value for %s: not valid UTF-8 (it is sent as a msgpack "
-                            "string)"),
-                         wire_strings[i].flag);
-            return FALSE;
-          }
-      }
-  }
-
-  if (config->send_buffer_bytes != 0 && config->send_hwm == 0)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   /* TRANSLATORS: flag names and their values; keep them. */
-                   _ ("%s=0 lets a subscriber that stops reading hold any number of "
-                      "messages, which %s cannot bound: set %s=0 as well to allow that"),
-                   "kv_events_send_hwm", "kv_events_send_buffer_bytes",
-                   "kv_events_send_buffer_bytes");
-      return FALSE;
-    }
-  if (config->send_buffer_bytes != 0
-      && config->send_buffer_bytes / config->send_hwm < KVEV_MIN_MESSAGE_BYTES)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   /* TRANSLATORS: two flag names, then a number of bytes. */
-                   _ ("%s divided by %s leaves less than %u bytes a message: raise the "
-                      "first or lower the second"),
-                   "kv_events_send_buffer_bytes", "kv_events_send_hwm",
-                   (guint) KVEV_MIN_MESSAGE_BYTES);
-      return FALSE;
-    }
-
-  /* The security flags name files and address lists: reading them here,
-   * in every build, reports a bad key at startup rather than at the
-   * first bind. */
-  security = kvev_security_load (config, error);
-  return security != NULL;
-}
-
-gsize
-kvev_config_message_limit (const KvevConfig *config)
-{
-  if (config->send_buffer_bytes == 0 || config->send_hwm == 0)
-    return KVEV_MAX_MESSAGE_BYTES;
-  return MIN (config->send_buffer_bytes / config->send_hwm, KVEV_MAX_MESSAGE_BYTES);
+  settings = kvev_settings_new (config, error);
+  return settings != NULL;
 }

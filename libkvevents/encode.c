@@ -1,5 +1,5 @@
-/* encode.c: events as RFC #1527 msgpack maps, in the layout of
- * wire-format.md.
+/* encode.c: events as RFC #1527 msgpack maps, in the layout kvevents(7)
+ * gives under WIRE FORMAT.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvevents-private.h"
@@ -152,7 +152,7 @@ map_size (KvevEventType type, gboolean legacy)
 }
 
 static void
-build_tail (Builder *b, const KvevConfig *config, KvevEventType type,
+build_tail (Builder *b, const KvevSettings *settings, KvevEventType type,
             guint medium, gboolean group, KvevRun *run)
 {
   msgpack_packer *pk = &b->pk;
@@ -162,14 +162,14 @@ build_tail (Builder *b, const KvevConfig *config, KvevEventType type,
   pack_key (b, "backend_id");
   /* A valid enabled configuration always has one; an empty str keeps
    * the map well-formed for one that is not. */
-  pack_text (pk, config->backend_id ? config->backend_id : "");
+  pack_text (pk, settings->backend_id ? settings->backend_id : "");
   pack_key (b, "medium");
   if (keyed)
     pack_text (pk, medium == 0 ? "cpu" : "disk");
   else
     msgpack_pack_nil (pk); /* every tier */
   pack_key (b, "dp_rank");
-  msgpack_pack_uint32 (pk, config->dp_rank);
+  msgpack_pack_uint32 (pk, settings->dp_rank);
   if (keyed)
     {
       pack_key (b, "group_id");
@@ -183,11 +183,11 @@ build_tail (Builder *b, const KvevConfig *config, KvevEventType type,
 }
 
 static void
-build_type (Builder *b, const KvevConfig *config, KvevEventType type,
+build_type (Builder *b, const KvevSettings *settings, KvevEventType type,
             KvevTypeRuns *runs)
 {
   msgpack_packer *pk = &b->pk;
-  gboolean legacy = config->emit_legacy_compat;
+  gboolean legacy = settings->emit_legacy_compat;
   gboolean keyed = type != KVEV_EVENT_CLEARED;
   guint size = map_size (type, legacy);
   guint n_keys;
@@ -209,16 +209,16 @@ build_type (Builder *b, const KvevConfig *config, KvevEventType type,
       pack_text (pk, legacy_type_names[type]);
     }
   pack_key (b, "model_name");
-  pack_text_or_nil (pk, config->model_name);
+  pack_text_or_nil (pk, settings->model_name);
   pack_key (b, "block_size");
-  if (config->block_size == 0)
+  if (settings->block_size == 0)
     msgpack_pack_nil (pk);
   else
-    msgpack_pack_uint32 (pk, config->block_size);
+    msgpack_pack_uint32 (pk, settings->block_size);
   pack_key (b, "additional_salt");
-  pack_text_or_nil (pk, config->additional_salt);
+  pack_text_or_nil (pk, settings->additional_salt);
   pack_key (b, "lora_name");
-  pack_text_or_nil (pk, config->lora_name);
+  pack_text_or_nil (pk, settings->lora_name);
   pack_key (b, "tenant_id");
   run_end (b, &runs->context);
 
@@ -226,11 +226,11 @@ build_type (Builder *b, const KvevConfig *config, KvevEventType type,
    * "cpu"/"disk" and the nil group per event.  The keys are counted in
    * the variant without a group, which has them all. */
   n_keys = b->n_keys;
-  build_tail (b, config, type, 0, TRUE, &runs->tail[0][1]);
-  build_tail (b, config, type, 1, TRUE, &runs->tail[1][1]);
-  build_tail (b, config, type, 1, FALSE, &runs->tail[1][0]);
+  build_tail (b, settings, type, 0, TRUE, &runs->tail[0][1]);
+  build_tail (b, settings, type, 1, TRUE, &runs->tail[1][1]);
+  build_tail (b, settings, type, 1, FALSE, &runs->tail[1][0]);
   b->n_keys = n_keys;
-  build_tail (b, config, type, 0, FALSE, &runs->tail[0][0]);
+  build_tail (b, settings, type, 0, FALSE, &runs->tail[0][0]);
 
   if (keyed)
     {
@@ -263,20 +263,20 @@ build_type (Builder *b, const KvevConfig *config, KvevEventType type,
       runs->rest.offset = runs->rest.len = 0;
     }
 
-  /* The header comes from the table in wire-format.md; a key added or
+  /* The header counts the keys of kvevents(7)'s event maps; a key added or
    * dropped above without it would make every reader misparse. */
   g_assert (b->n_keys == size);
 }
 
 /**
  * kvev_encoder_new:
- * @config: a configuration; only read here, and not kept.
+ * @settings: a publisher's settings; only read here, and not kept.
  *
- * Returns: (transfer full): the pre-encoded context of @config.  Free with
+ * Returns: (transfer full): the pre-encoded context of @settings.  Free with
  *   kvev_encoder_free().
  */
 KvevEncoder *
-kvev_encoder_new (const KvevConfig *config)
+kvev_encoder_new (const KvevSettings *settings)
 {
   static const char pad[RUN_CHUNK] = { 0 };
   KvevEncoder *encoder;
@@ -284,7 +284,7 @@ kvev_encoder_new (const KvevConfig *config)
   gsize scratch_size = 0;
   guint t;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (settings != NULL, NULL);
 
   encoder = g_new0 (KvevEncoder, 1);
   msgpack_sbuffer_init (&b.sbuf);
@@ -292,7 +292,7 @@ kvev_encoder_new (const KvevConfig *config)
   b.n_keys = 0;
 
   for (t = KVEV_EVENT_STORED; t <= KVEV_EVENT_CLEARED; t++)
-    build_type (&b, config, (KvevEventType) t, &encoder->types[t]);
+    build_type (&b, settings, (KvevEventType) t, &encoder->types[t]);
 
   run_begin (&b, &encoder->stamp_key);
   pack_text (&b.pk, "timestamp");
@@ -304,7 +304,7 @@ kvev_encoder_new (const KvevConfig *config)
   pack_text (&b.pk, "default");
   run_end (&b, &encoder->default_tenant);
   run_begin (&b, &encoder->trailer);
-  msgpack_pack_uint32 (&b.pk, config->dp_rank);
+  msgpack_pack_uint32 (&b.pk, settings->dp_rank);
   run_end (&b, &encoder->trailer);
 
   /* put_run() reads whole chunks: pad the last run. */
@@ -350,18 +350,6 @@ kvev_encoder_free (KvevEncoder *encoder)
   free (encoder->block);
   g_free (encoder->scratch);
   g_free (encoder);
-}
-
-/* ---- UTF-8 ------------------------------------------------------------- */
-
-gboolean
-kvev_call_is_utf8 (const KvevCall *call)
-{
-  g_return_val_if_fail (call != NULL, FALSE);
-
-  return kvev_bytes_are_utf8 (kvev_call_tenant (call), call->tenant_len)
-         && kvev_bytes_are_utf8 (kvev_call_key (call), call->key_len)
-         && kvev_bytes_are_utf8 (kvev_call_group (call), call->group_len);
 }
 
 /* ---- encoding, per batch ----------------------------------------------- */
@@ -437,12 +425,14 @@ put_run (char *pos, const char *base, KvevRun run)
 
 /* Strings from the call travel byte for byte: str when they are UTF-8,
  * bin otherwise, so a strict reader is never handed a bad str.  The
- * bytes are copied and tested for ASCII in one pass; only a string with
- * a high bit set is validated, from the copy.  The header goes in last,
- * once the type is known: str and bin headers have the same size except
- * below 32 bytes, where bin takes one more. */
+ * worker has checked the call once: a string of a call found UTF-8 is a
+ * str at once (check FALSE); in a call that is not, each string is tested
+ * for ASCII as it is copied, and only one with a high bit set is
+ * validated, from the copy.  The header goes in last, once the type is
+ * known: str and bin headers have the same size except below 32 bytes,
+ * where bin takes one more. */
 static inline char *
-put_bytes (char *pos, const char *s, gsize len)
+put_bytes (char *pos, const char *s, gsize len, gboolean check)
 {
   gsize header = len < 32 ? 1 : len < 256 ? 2 : len < 65536 ? 3 : 5;
   char *body = pos + header;
@@ -507,7 +497,7 @@ put_bytes (char *pos, const char *s, gsize len)
     }
 
   msgpack_packer_init (&pk, &cursor, cursor_write);
-  if ((high & G_GUINT64_CONSTANT (0x8080808080808080)) == 0
+  if (!check || (high & G_GUINT64_CONSTANT (0x8080808080808080)) == 0
       || kvev_bytes_are_utf8 (body, len))
     {
       msgpack_pack_str (&pk, len);
@@ -645,7 +635,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
         }
 
       if (call->tenant_len > 0)
-        pos = put_bytes (pos, kvev_call_tenant (call), call->tenant_len);
+        pos = put_bytes (pos, kvev_call_tenant (call), call->tenant_len, event->not_utf8);
       else
         pos = put_run (pos, block, encoder->default_tenant);
 
@@ -658,7 +648,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
       if (call->group_len > 0)
         {
           pos = put_run (pos, block, runs->tail[disk][1]);
-          pos = put_bytes (pos, kvev_call_group (call), call->group_len);
+          pos = put_bytes (pos, kvev_call_group (call), call->group_len, event->not_utf8);
           pos = put_run (pos, block, encoder->obj_key);
         }
       else
@@ -667,7 +657,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
         }
       /* An empty key is never queued (the publisher skips keyless
        * events); should one arrive it is an empty str, not absent. */
-      pos = put_bytes (pos, kvev_call_key (call), call->key_len);
+      pos = put_bytes (pos, kvev_call_key (call), call->key_len, event->not_utf8);
       pos = put_run (pos, block, runs->rest);
     }
 

@@ -5,24 +5,19 @@
 #ifndef KVEVENTS_ENCODE_H
 #define KVEVENTS_ENCODE_H
 
-#include "event.h"
+#include "call.h"
+#include "settings.h"
 
 G_BEGIN_DECLS
 
 /* The fixed publisher context (backend id, model, block size, salt, LoRA,
  * dp rank, every key name and the legacy aliases) pre-encoded once from a
- * configuration: the seed's "compact context cache".  It lives as long as
- * the publisher and is never persisted.  An encoder is used by one thread
- * at a time (the worker). */
+ * publisher's settings.  It lives as long as the publisher and is never
+ * persisted.  An encoder is used by one thread at a time (the worker). */
 typedef struct _KvevEncoder KvevEncoder;
 
-KvevEncoder *kvev_encoder_new (const KvevConfig *config);
+KvevEncoder *kvev_encoder_new (const KvevSettings *settings);
 void kvev_encoder_free (KvevEncoder *encoder);
-
-/* Whether every string of the call is valid UTF-8 (embedded NULs
- * allowed).  Each event of a call that is not travels in a message of its
- * own, with its strings as msgpack bin. */
-gboolean kvev_call_is_utf8 (const KvevCall *call);
 
 /* The payload of a batch takes at most kvev_encode_batch_bound() plus
  * kvev_encode_event_bound() of each of its events: what the worker sums

@@ -86,11 +86,9 @@ struct _KvevConfig
 #define KVEV_DEFAULT_BATCH_WAIT_US 50
 #define KVEV_MAX_BATCH_WAIT_US 1000000
 
-/* The most bytes a message's payload may take under this configuration's
- * send budget; a single event larger than that still goes, alone.  For a
- * validated configuration: from KVEV_MIN_MESSAGE_BYTES to
- * KVEV_MAX_MESSAGE_BYTES. */
-gsize kvev_config_message_limit (const KvevConfig *config);
+/* A value for a GError message: valid UTF-8 stays readable, anything
+ * else becomes C escapes, and a long value is cut. */
+char *kvev_escape_for_message (const char *text);
 
 G_END_DECLS
 

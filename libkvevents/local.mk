@@ -13,33 +13,39 @@ nodist_kvevents_include_HEADERS = include/kvevents/kvevents-version.h
 
 kvev_library_sources = \
 	%reldir%/kvevents-private.h \
-	%reldir%/event.h \
+	%reldir%/counter.h \
 	%reldir%/fault.h \
+	%reldir%/utf8.h \
 	%reldir%/version.c \
 	%reldir%/config.c \
+	%reldir%/settings.h \
+	%reldir%/settings.c \
 	%reldir%/endpoint.h \
 	%reldir%/endpoint.c \
+	%reldir%/security.h \
+	%reldir%/security.c \
 	%reldir%/media.c \
+	%reldir%/call.h \
+	%reldir%/call.c \
 	%reldir%/queue.h \
 	%reldir%/queue.c \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
-	%reldir%/events.c \
+	%reldir%/publish.c \
 	%reldir%/thread.c \
-	%reldir%/security.h \
-	%reldir%/security.c \
-	%reldir%/transport.h \
-	%reldir%/utf8.h
+	%reldir%/worker.h \
+	%reldir%/transport.h
 if HAVE_ZMQ
 kvev_library_sources += \
 	%reldir%/encode.h \
 	%reldir%/encode.c \
 	%reldir%/zap.h \
 	%reldir%/zap.c \
+	%reldir%/worker.c \
 	%reldir%/transport-zmq.c
 else
 kvev_library_sources += \
-	%reldir%/transport-none.c
+	%reldir%/no-transport.c
 endif
 kvev_library_cppflags = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 kvev_library_libs = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)
@@ -50,8 +56,9 @@ libkvevents_libkvevents_internal_la_CPPFLAGS = $(kvev_library_cppflags)
 libkvevents_libkvevents_internal_la_LIBADD = $(kvev_library_libs)
 
 # The same sources again with the fault injection seam (fault.h), for the
-# tests that make sends, sockets and threads fail.  Never shipped.
-check_LTLIBRARIES += libkvevents/libkvevents-testing.la
+# tests that make sends, sockets and threads fail, the queue's hold and
+# the other seams of the tests and the benchmark.  Never installed.
+noinst_LTLIBRARIES += libkvevents/libkvevents-testing.la
 libkvevents_libkvevents_testing_la_SOURCES = $(kvev_library_sources) %reldir%/fault.c
 libkvevents_libkvevents_testing_la_CPPFLAGS = $(kvev_library_cppflags) -DKVEV_TESTING
 libkvevents_libkvevents_testing_la_LIBADD = $(kvev_library_libs)

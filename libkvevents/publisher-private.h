@@ -1,55 +1,44 @@
-/* publisher-private.h: the publisher's state, shared by its lifecycle,
- * its event calls and its transport.  Not installed.
+/* publisher-private.h: what the event calls (publish.c) ask of the
+ * publisher that owns the queue, and the testing build's seam into it.
+ * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVEVENTS_PUBLISHER_PRIVATE_H
 #define KVEVENTS_PUBLISHER_PRIVATE_H
 
 #include "queue.h"
-#include "transport.h"
 
 G_BEGIN_DECLS
 
 #define KVEV_N_SKIP_REASONS (KVEV_SKIP_OTHER + 1)
-#define KVEV_CACHE_LINE 64
 
-struct _KvevPublisher
-{
-  /* Read-only after creation. */
-  KvevConfig *config;
-  gboolean enabled;
-  KvevQueue *queue;
-  KvevTransport *transport;
-  char *endpoint;
-  gint accepting; /* atomic: 0 once kvev_publisher_free() began */
+/* Queues a keyed call's events: removed for the tiers in removed, then
+ * stored for the tiers in stored (not both empty), with strings whose
+ * lengths the caller checked.  Does what the publisher's state and
+ * settings say instead, when it must not queue: nothing for a disabled or
+ * closing publisher, a count for a keyless or a skipped non-UTF-8 call. */
+void kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMedia stored,
+                                 const char *tenant_id, gsize tenant_len,
+                                 const char *object_key, gsize key_len, const char *group_id,
+                                 gsize group_len);
 
-  /* Flush waits on the worker's progress. */
-  GMutex progress_lock;
-  GCond progress_cond;
-  guint64 retired_event_id; /* every id <= this was sent or dropped */
-  guint flush_waiters;
+/* Queues cleared for a tenant whose length the caller checked.  TRUE when
+ * it is queued or, by a disabled publisher, would have been. */
+gboolean kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id,
+                                       gsize tenant_len);
 
-  /* The worker writes these for every message: a line of their own, so
-   * producers pushing into the queue do not bounce it. */
-  char pad0[KVEV_CACHE_LINE];
-  guint64 published_events;
-  guint64 published_batches;
-  guint64 send_failures;
-  guint64 send_failed_events;
-  guint64 last_sequence;
-  char pad1[KVEV_CACHE_LINE];
+/* A call refused for its arguments: a critical naming function, and a
+ * count on a live publisher, where operators see it too. */
+void kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason);
 
-  /* Rare paths, bumped with atomic adds from any thread. */
-  guint64 skipped_keyless_events;
-  guint64 skipped_non_utf8_events;
-  guint64 rejected_events;
-  guint64 skipped_by_reason[KVEV_N_SKIP_REASONS];
-  guint64 cleared_suppressed;
-};
+/* RemoveAll's counts. */
+void kvev_publisher_count_skip (KvevPublisher *publisher, KvevSkipReason reason);
+void kvev_publisher_count_cleared_suppressed (KvevPublisher *publisher);
 
-/* The worker reports that every event up to last_event_id has left (sent
- * or dropped), waking flushers. */
-void kvev_publisher_retire (KvevPublisher *publisher, guint64 last_event_id);
+#ifdef KVEV_TESTING
+/* The queue of an enabled publisher, for tests that hold its worker. */
+KvevQueue *kvev_publisher_get_queue (const KvevPublisher *publisher);
+#endif
 
 G_END_DECLS
 

@@ -1,45 +1,81 @@
-/* publisher.c: the publisher's lifecycle, flush and statistics.
+/* publisher.c: the publisher: its lifecycle, what it does with the calls
+ * publish.c hands it, flush and statistics.  It owns the settings, the
+ * queue and the worker; the worker owns the socket.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "publisher-private.h"
 
+#include "counter.h"
+#include "settings.h"
+#include "utf8.h"
+#include "worker.h"
+
 #include <inttypes.h>
+#include <string.h>
+
+struct _KvevPublisher
+{
+  /* Read-only after creation. */
+  KvevSettings *settings;
+  gboolean enabled;
+  KvevQueue *queue;
+  KvevWorker *worker;
+  gint accepting; /* atomic: 0 once kvev_publisher_free() began */
+
+  /* Rare paths, bumped with atomic adds from any thread. */
+  guint64 skipped_keyless_events;
+  guint64 skipped_non_utf8_events;
+  guint64 rejected_events;
+  guint64 skipped_by_reason[KVEV_N_SKIP_REASONS];
+  guint64 cleared_suppressed;
+};
+
+static void
+publisher_free (KvevPublisher *publisher)
+{
+  kvev_queue_free (publisher->queue);
+  kvev_settings_free (publisher->settings);
+  g_free (publisher);
+}
 
 KvevPublisher *
 kvev_publisher_new (const KvevConfig *config, GError **error)
 {
-  g_autoptr (KvevPublisher) publisher = NULL;
+  KvevPublisher *publisher;
+  KvevSettings *settings;
 
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Validated in every build, so a bad flag is reported even where
    * nothing would be published. */
-  if (!kvev_config_validate (config, error))
+  settings = kvev_settings_new (config, error);
+  if (settings == NULL)
     return NULL;
 
   publisher = g_new0 (KvevPublisher, 1);
-  publisher->config = kvev_config_copy (config);
-  g_mutex_init (&publisher->progress_lock);
-  g_cond_init (&publisher->progress_cond);
-
-  if (!config->enable)
-    return g_steal_pointer (&publisher);
+  publisher->settings = settings;
+  if (!settings->enable)
+    return publisher;
 
   if (!kvev_has_transport ())
     {
       g_message (_("kv_events are enabled, but this libkvevents was built "
                    "without a transport: no event will be published"));
-      return g_steal_pointer (&publisher);
+      return publisher;
     }
 
-  publisher->queue = kvev_queue_new (config->queue_capacity);
-  publisher->transport = kvev_transport_start (publisher, &publisher->endpoint, error);
-  if (publisher->transport == NULL)
-    return NULL;
+  publisher->queue = kvev_queue_new (settings->queue_capacity, error);
+  if (publisher->queue != NULL)
+    publisher->worker = kvev_worker_start (settings, publisher->queue, error);
+  if (publisher->worker == NULL)
+    {
+      publisher_free (publisher);
+      return NULL;
+    }
   publisher->enabled = TRUE;
   g_atomic_int_set (&publisher->accepting, 1);
-  return g_steal_pointer (&publisher);
+  return publisher;
 }
 
 gboolean
@@ -55,58 +91,135 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 {
   g_return_val_if_fail (publisher != NULL, NULL);
 
-  return publisher->endpoint;
+  return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
+}
+
+/* Whether an event call may queue now. */
+static gboolean
+accepting (const KvevPublisher *publisher)
+{
+  return publisher->enabled && G_LIKELY (g_atomic_int_get (&publisher->accepting));
+}
+
+/* With kv_events_non_utf8 skip, whether the call's strings keep it off
+ * the wire (kvevents(7), "Strings that are not UTF-8").  Decided here,
+ * before the call is queued, so that it takes no event_id and no
+ * sequence number and no reader sees a loss.  The default, bin, reads
+ * only the policy: the worker sorts such calls out as it encodes. */
+static gboolean
+skipped_non_utf8 (const KvevPublisher *publisher, const char *tenant_id, gsize tenant_len,
+                  const char *object_key, gsize key_len, const char *group_id, gsize group_len)
+{
+  if (G_LIKELY (publisher->settings->non_utf8 != KVEV_NON_UTF8_SKIP))
+    return FALSE;
+  return !kvev_bytes_are_utf8 (tenant_id, tenant_len)
+         || !kvev_bytes_are_utf8 (object_key, key_len)
+         || !kvev_bytes_are_utf8 (group_id, group_len);
 }
 
 void
-kvev_publisher_retire (KvevPublisher *publisher, guint64 last_event_id)
+kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMedia stored,
+                            const char *tenant_id, gsize tenant_len, const char *object_key,
+                            gsize key_len, const char *group_id, gsize group_len)
 {
-  g_mutex_lock (&publisher->progress_lock);
-  if (last_event_id > publisher->retired_event_id)
-    publisher->retired_event_id = last_event_id;
-  if (publisher->flush_waiters > 0)
-    g_cond_broadcast (&publisher->progress_cond);
-  g_mutex_unlock (&publisher->progress_lock);
+  if (!accepting (publisher))
+    return;
+  /* Without its key an event names nothing a subscriber can act on. */
+  if (key_len == 0 || !publisher->settings->emit_object_key)
+    {
+      kvev_counter_add (&publisher->skipped_keyless_events,
+                        kvev_media_count (removed) + kvev_media_count (stored));
+      return;
+    }
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key, key_len,
+                                    group_id, group_len)))
+    {
+      kvev_counter_add (&publisher->skipped_non_utf8_events,
+                        kvev_media_count (removed) + kvev_media_count (stored));
+      return;
+    }
+  kvev_queue_push (publisher->queue,
+                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len, object_key,
+                                        key_len, group_id, group_len));
 }
 
-/* Every event accepted so far has an id <= the last one given, and the
- * queue only ever drops events older than one it still holds, so the
- * worker retiring that id means all of them have left. */
-static gboolean
-wait_retired (KvevPublisher *publisher, guint64 target, gint64 deadline)
+gboolean
+kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id, gsize tenant_len)
 {
-  gboolean done;
-
-  g_mutex_lock (&publisher->progress_lock);
-  publisher->flush_waiters++;
-  while (publisher->retired_event_id < target)
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, NULL, 0, NULL, 0)))
     {
-      if (deadline < 0)
-        g_cond_wait (&publisher->progress_cond, &publisher->progress_lock);
-      else if (!g_cond_wait_until (&publisher->progress_cond,
-                                   &publisher->progress_lock, deadline))
-        break;
+      if (publisher->enabled)
+        kvev_counter_add (&publisher->skipped_non_utf8_events, 1);
+      return FALSE;
     }
-  done = publisher->retired_event_id >= target;
-  publisher->flush_waiters--;
-  g_mutex_unlock (&publisher->progress_lock);
-  return done;
+  if (!publisher->enabled)
+    return TRUE;
+  if (!accepting (publisher))
+    return FALSE;
+  /* cleared is tenant-scoped: emit_object_key does not apply. */
+  kvev_queue_push (publisher->queue, kvev_call_new_cleared (tenant_id, tenant_len));
+  return TRUE;
+}
+
+void
+kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason)
+{
+  g_critical ("%s: %s", function, reason);
+  if (publisher->enabled)
+    kvev_counter_add (&publisher->rejected_events, 1);
+}
+
+void
+kvev_publisher_count_skip (KvevPublisher *publisher, KvevSkipReason reason)
+{
+  if (publisher->enabled)
+    kvev_counter_add (&publisher->skipped_by_reason[reason], 1);
+}
+
+void
+kvev_publisher_count_cleared_suppressed (KvevPublisher *publisher)
+{
+  if (publisher->enabled)
+    kvev_counter_add (&publisher->cleared_suppressed, 1);
+}
+
+/* A deadline for g_cond_wait_until() from a timeout in milliseconds;
+ * -1 for a negative timeout, which waits for ever. */
+static gint64
+deadline_of (gint64 timeout_ms)
+{
+  if (timeout_ms < 0)
+    return -1;
+  return g_get_monotonic_time () + MIN (timeout_ms, G_MAXINT64 / 1000 / 2) * 1000;
 }
 
 gboolean
 kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 {
-  gint64 deadline = -1;
+  gint64 deadline;
 
   g_return_val_if_fail (publisher != NULL, FALSE);
 
   if (!publisher->enabled)
     return TRUE;
-  if (timeout_ms >= 0)
-    deadline = g_get_monotonic_time () + MIN (timeout_ms, G_MAXINT64 / 1000 / 2) * 1000;
-  /* A flush wants the events out now, not after the worker's nap. */
+  deadline = deadline_of (timeout_ms);
+  /* A flush wants the events out now, not after the worker's nap.  Every
+   * event accepted so far has an id <= the last one given, and the queue
+   * only ever drops events older than one it still holds, so the worker
+   * retiring that id means all of them have left. */
   kvev_queue_wake (publisher->queue);
-  return wait_retired (publisher, kvev_queue_last_event_id (publisher->queue), deadline);
+  return kvev_worker_wait_retired (publisher->worker,
+                                   kvev_queue_last_event_id (publisher->queue), deadline);
+}
+
+gboolean
+kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n, gint64 timeout_ms)
+{
+  g_return_val_if_fail (publisher != NULL, FALSE);
+
+  if (!publisher->enabled)
+    return n == 0;
+  return kvev_worker_wait_subscriptions (publisher->worker, n, deadline_of (timeout_ms));
 }
 
 void
@@ -117,81 +230,29 @@ kvev_publisher_free (KvevPublisher *publisher)
 
   if (publisher->enabled)
     {
-      gint64 deadline = g_get_monotonic_time ()
-                        + (gint64) publisher->config->close_timeout_ms * 1000;
+      gint64 deadline
+          = g_get_monotonic_time () + (gint64) publisher->settings->close_timeout_ms * 1000;
       guint64 last;
 
       g_atomic_int_set (&publisher->accepting, 0);
+#ifdef KVEV_TESTING
       kvev_queue_hold (publisher->queue, FALSE);
+#endif
       last = kvev_queue_last_event_id (publisher->queue);
-      if (!wait_retired (publisher, last, deadline))
+      kvev_queue_wake (publisher->queue);
+      if (!kvev_worker_wait_retired (publisher->worker, last, deadline))
         {
           guint64 lost = kvev_queue_discard (publisher->queue);
 
           if (lost > 0)
             g_warning (_("Closing the kv_events publisher dropped %" PRIu64
                          " queued events after waiting %u ms"),
-                       (uint64_t) lost, publisher->config->close_timeout_ms);
+                       (uint64_t) lost, publisher->settings->close_timeout_ms);
         }
       kvev_queue_stop (publisher->queue);
-      kvev_transport_stop (publisher->transport, deadline);
+      kvev_worker_stop (publisher->worker, deadline);
     }
-
-  kvev_queue_free (publisher->queue);
-  g_mutex_clear (&publisher->progress_lock);
-  g_cond_clear (&publisher->progress_cond);
-  g_free (publisher->endpoint);
-  kvev_config_free (publisher->config);
-  g_free (publisher);
-}
-
-guint64
-kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
-{
-  const KvevQueue *queue;
-
-  g_return_val_if_fail (publisher != NULL, 0);
-
-  if (!publisher->enabled)
-    return 0;
-  queue = publisher->queue;
-  switch (stat)
-    {
-    case KVEV_STAT_ENQUEUED_EVENTS:
-      return kvev_queue_enqueued (queue);
-    case KVEV_STAT_PUBLISHED_EVENTS:
-      return kvev_counter_get (&publisher->published_events);
-    case KVEV_STAT_PUBLISHED_BATCHES:
-      return kvev_counter_get (&publisher->published_batches);
-    case KVEV_STAT_DROPPED_EVENTS:
-      return kvev_queue_dropped (queue) + kvev_counter_get (&publisher->send_failed_events);
-    case KVEV_STAT_SKIPPED_KEYLESS_EVENTS:
-      return kvev_counter_get (&publisher->skipped_keyless_events);
-    case KVEV_STAT_SEND_FAILURES:
-      return kvev_counter_get (&publisher->send_failures);
-    case KVEV_STAT_QUEUE_DEPTH:
-      return kvev_queue_depth (queue);
-    case KVEV_STAT_QUEUE_HIGH_WATER:
-      return kvev_queue_high_water (queue);
-    case KVEV_STAT_LAST_SEQUENCE:
-      return kvev_counter_get (&publisher->last_sequence);
-    case KVEV_STAT_REJECTED_EVENTS:
-      return kvev_counter_get (&publisher->rejected_events);
-    case KVEV_STAT_SKIPPED_LEASED:
-    case KVEV_STAT_SKIPPED_INCOMPLETE_REPLICAS:
-    case KVEV_STAT_SKIPPED_PENDING_REPLICATION:
-    case KVEV_STAT_SKIPPED_OPLOG_RESERVE_FAILED:
-    case KVEV_STAT_SKIPPED_OPLOG_APPEND_FAILED:
-    case KVEV_STAT_SKIPPED_OTHER:
-      return kvev_counter_get (
-          &publisher->skipped_by_reason[stat - KVEV_STAT_SKIPPED_LEASED]);
-    case KVEV_STAT_CLEARED_SUPPRESSED:
-      return kvev_counter_get (&publisher->cleared_suppressed);
-    case KVEV_STAT_SKIPPED_NON_UTF8_EVENTS:
-      return kvev_counter_get (&publisher->skipped_non_utf8_events);
-    default:
-      return 0;
-    }
+  publisher_free (publisher);
 }
 
 /* The names a status endpoint shows, in KvevStat order. */
@@ -214,8 +275,77 @@ static const char *const stat_names[] = {
   "skipped_other",
   "cleared_suppressed",
   "skipped_non_utf8_events",
+  "subscriptions",
+  "subscribe_messages",
+  "unsubscribe_messages",
+  "refused_addresses",
+  "refused_keys",
 };
-G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_SKIPPED_NON_UTF8_EVENTS + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_REFUSED_KEYS + 1);
+
+/* Every statistic at once.  Read one by one, enqueued would be older than
+ * the rest, and a status page could show more events dropped than ever
+ * enqueued: the worker's counters come first, then the queue's at one
+ * moment, so enqueued covers every event counted published, dropped or
+ * still queued. */
+static void
+read_stats (const KvevPublisher *publisher, gboolean at_once,
+            guint64 values[G_N_ELEMENTS (stat_names)])
+{
+  KvevWorkerCounts worker;
+  KvevPeerCounts peers;
+  KvevQueueCounts queue;
+  guint i;
+
+  memset (values, 0, sizeof (guint64) * G_N_ELEMENTS (stat_names));
+  if (!publisher->enabled)
+    return;
+  kvev_worker_counts (publisher->worker, &worker);
+  kvev_worker_peer_counts (publisher->worker, &peers);
+  /* The queue's lock is the producers' too: a single statistic is read
+   * without it. */
+  if (at_once)
+    kvev_queue_counts (publisher->queue, &queue);
+  else
+    queue = (KvevQueueCounts){ kvev_queue_enqueued (publisher->queue),
+                               kvev_queue_dropped (publisher->queue),
+                               kvev_queue_depth (publisher->queue),
+                               kvev_queue_high_water (publisher->queue) };
+  values[KVEV_STAT_ENQUEUED_EVENTS] = queue.enqueued;
+  values[KVEV_STAT_PUBLISHED_EVENTS] = worker.published_events;
+  values[KVEV_STAT_PUBLISHED_BATCHES] = worker.published_batches;
+  values[KVEV_STAT_DROPPED_EVENTS] = queue.dropped + worker.send_failed_events;
+  values[KVEV_STAT_SKIPPED_KEYLESS_EVENTS] = kvev_counter_get (&publisher->skipped_keyless_events);
+  values[KVEV_STAT_SEND_FAILURES] = worker.send_failures;
+  values[KVEV_STAT_QUEUE_DEPTH] = queue.depth;
+  values[KVEV_STAT_QUEUE_HIGH_WATER] = queue.high_water;
+  values[KVEV_STAT_LAST_SEQUENCE] = worker.last_sequence;
+  values[KVEV_STAT_REJECTED_EVENTS] = kvev_counter_get (&publisher->rejected_events);
+  for (i = 0; i < KVEV_N_SKIP_REASONS; i++)
+    values[KVEV_STAT_SKIPPED_LEASED + i] = kvev_counter_get (&publisher->skipped_by_reason[i]);
+  values[KVEV_STAT_CLEARED_SUPPRESSED] = kvev_counter_get (&publisher->cleared_suppressed);
+  values[KVEV_STAT_SKIPPED_NON_UTF8_EVENTS]
+      = kvev_counter_get (&publisher->skipped_non_utf8_events);
+  values[KVEV_STAT_SUBSCRIPTIONS] = peers.subscriptions;
+  values[KVEV_STAT_SUBSCRIBE_MESSAGES] = peers.subscribe_messages;
+  values[KVEV_STAT_UNSUBSCRIBE_MESSAGES] = peers.unsubscribe_messages;
+  values[KVEV_STAT_REFUSED_ADDRESSES] = peers.refused_addresses;
+  values[KVEV_STAT_REFUSED_KEYS] = peers.refused_keys;
+}
+G_STATIC_ASSERT (KVEV_STAT_SKIPPED_OTHER - KVEV_STAT_SKIPPED_LEASED + 1 == KVEV_N_SKIP_REASONS);
+
+guint64
+kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
+{
+  guint64 values[G_N_ELEMENTS (stat_names)];
+
+  g_return_val_if_fail (publisher != NULL, 0);
+
+  if ((guint) stat >= G_N_ELEMENTS (stat_names))
+    return 0;
+  read_stats (publisher, FALSE, values);
+  return values[stat];
+}
 
 char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
@@ -226,26 +356,7 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
 
   g_return_val_if_fail (publisher != NULL, NULL);
 
-  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    values[i] = kvev_publisher_stat (publisher, (KvevStat) i);
-  /* Read one by one, enqueued would be older than the rest, and a status
-   * page could show more events dropped than ever enqueued.  The worker's
-   * counters come first, then the queue's at one moment: enqueued then
-   * covers every event counted published, dropped or still queued. */
-  if (publisher->enabled)
-    {
-      guint64 published = kvev_counter_get_acquire (&publisher->published_events);
-      guint64 send_failed = kvev_counter_get_acquire (&publisher->send_failed_events);
-      KvevQueueCounts counts;
-
-      kvev_queue_counts (publisher->queue, &counts);
-      values[KVEV_STAT_ENQUEUED_EVENTS] = counts.enqueued;
-      values[KVEV_STAT_PUBLISHED_EVENTS] = published;
-      values[KVEV_STAT_DROPPED_EVENTS] = counts.dropped + send_failed;
-      values[KVEV_STAT_QUEUE_DEPTH] = counts.depth;
-      values[KVEV_STAT_QUEUE_HIGH_WATER] = counts.high_water;
-    }
-
+  read_stats (publisher, TRUE, values);
   json = g_string_new ("{\"enabled\": ");
   g_string_append (json, publisher->enabled ? "true" : "false");
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
@@ -253,3 +364,11 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
   g_string_append_c (json, '}');
   return g_string_free (json, FALSE);
 }
+
+#ifdef KVEV_TESTING
+KvevQueue *
+kvev_publisher_get_queue (const KvevPublisher *publisher)
+{
+  return publisher->queue;
+}
+#endif

@@ -15,25 +15,34 @@
  */
 #include "queue.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 struct _KvevQueue
 {
   GAsyncQueue *queue;
   guint32 capacity;
   gboolean stopped;
-  /* A test seam: while held, the consumer takes nothing. */
+#ifdef KVEV_TESTING
+  /* While held, the consumer takes nothing. */
   gint held;
   GMutex hold_lock;
   GCond hold_cond;
+#endif
   /* The consumer never sleeps inside the GAsyncQueue, where every push
    * would signal it (a futex call, under the lock, per event): it sleeps
    * on a doorbell that one producer rings once per sleep, after
-   * unlocking.  Before it asks to be rung it naps: see kvev_queue_pop(). */
+   * unlocking.  Before it asks to be rung it naps: see kvev_queue_pop().
+   * The bell is a descriptor, so that the consumer can wait for it and
+   * for its socket at once. */
   gint locked;                /* a hint for queue_lock(), never a guard */
   KvevConsumerState consumer; /* under the queue lock */
   guint64 rings;              /* under the queue lock */
-  GMutex bell_lock;
-  GCond bell_cond;
-  gboolean rung;              /* under bell_lock */
+  int bell_fd;                /* an eventfd */
+  KvevQueueSleep sleep;
+  gpointer sleep_data;
   /* Written under the lock, read by anyone through kvev_counter_get(). */
   guint64 depth;
   guint64 high_water;
@@ -85,17 +94,35 @@ queue_unlock (KvevQueue *queue)
 static KvevCall stop_marker;
 
 KvevQueue *
-kvev_queue_new (guint32 capacity)
+kvev_queue_new (guint32 capacity, GError **error)
 {
-  KvevQueue *queue = g_new0 (KvevQueue, 1);
+  KvevQueue *queue;
+  int bell_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
 
+  if (bell_fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _ ("Cannot make the publisher thread's doorbell: %s"), g_strerror (saved));
+      return NULL;
+    }
+  queue = g_new0 (KvevQueue, 1);
   queue->queue = g_async_queue_new ();
   queue->capacity = capacity;
+  queue->bell_fd = bell_fd;
+#ifdef KVEV_TESTING
   g_mutex_init (&queue->hold_lock);
   g_cond_init (&queue->hold_cond);
-  g_mutex_init (&queue->bell_lock);
-  g_cond_init (&queue->bell_cond);
+#endif
   return queue;
+}
+
+void
+kvev_queue_set_sleep (KvevQueue *queue, KvevQueueSleep sleep, gpointer data)
+{
+  queue->sleep = sleep;
+  queue->sleep_data = data;
 }
 
 void
@@ -109,36 +136,58 @@ kvev_queue_free (KvevQueue *queue)
     if (item != &stop_marker)
       g_free (item);
   g_async_queue_unref (queue->queue);
+#ifdef KVEV_TESTING
   g_mutex_clear (&queue->hold_lock);
   g_cond_clear (&queue->hold_cond);
-  g_mutex_clear (&queue->bell_lock);
-  g_cond_clear (&queue->bell_cond);
+#endif
+  close (queue->bell_fd);
   g_free (queue);
 }
 
 static void
 ring_bell (KvevQueue *queue)
 {
-  g_mutex_lock (&queue->bell_lock);
-  queue->rung = TRUE;
-  g_cond_signal (&queue->bell_cond);
-  g_mutex_unlock (&queue->bell_lock);
+  guint64 one = 1;
+
+  /* Only a counter about to overflow refuses a write, and a bell rung
+   * that often is rung already. */
+  while (write (queue->bell_fd, &one, sizeof one) < 0 && errno == EINTR)
+    ;
 }
 
-/* Until rung, or, when end_time is not 0, until that monotonic time. */
+void
+kvev_queue_wait_fd (int fd, gint64 end_time)
+{
+  struct pollfd item = { fd, POLLIN, 0 };
+  int timeout_ms = -1;
+
+  if (end_time != 0)
+    {
+      gint64 remaining_us = end_time - g_get_monotonic_time ();
+
+      if (remaining_us <= 0)
+        return;
+      /* Rounded up: a nap of 50 us must not become a busy loop. */
+      timeout_ms = (int) MIN ((remaining_us + 999) / 1000, G_MAXINT);
+    }
+  poll (&item, 1, timeout_ms);
+}
+
+/* Until rung, or, when end_time is not 0, until that monotonic time; a
+ * sleep function the consumer set may also return early. */
 static void
 wait_bell (KvevQueue *queue, gint64 end_time)
 {
-  g_mutex_lock (&queue->bell_lock);
-  while (!queue->rung)
-    {
-      if (end_time == 0)
-        g_cond_wait (&queue->bell_cond, &queue->bell_lock);
-      else if (!g_cond_wait_until (&queue->bell_cond, &queue->bell_lock, end_time))
-        break;
-    }
-  queue->rung = FALSE;
-  g_mutex_unlock (&queue->bell_lock);
+  guint64 count;
+
+  if (queue->sleep != NULL)
+    queue->sleep (queue->sleep_data, queue->bell_fd, end_time);
+  else
+    kvev_queue_wait_fd (queue->bell_fd, end_time);
+  /* Silences the bell for the next sleep; a ring that comes after this
+   * read wakes that one, which is what it is for. */
+  while (read (queue->bell_fd, &count, sizeof count) < 0 && errno == EINTR)
+    ;
 }
 
 static guint
@@ -222,6 +271,7 @@ kvev_queue_push (KvevQueue *queue, KvevCall *call)
     ring_bell (queue);
 }
 
+#ifdef KVEV_TESTING
 static void
 wait_while_held (KvevQueue *queue)
 {
@@ -230,6 +280,16 @@ wait_while_held (KvevQueue *queue)
     g_cond_wait (&queue->hold_cond, &queue->hold_lock);
   g_mutex_unlock (&queue->hold_lock);
 }
+
+static gboolean
+is_held (KvevQueue *queue)
+{
+  return g_atomic_int_get (&queue->held);
+}
+#else
+#define wait_while_held(queue) ((void) 0)
+#define is_held(queue) FALSE
+#endif
 
 guint
 kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us,
@@ -243,13 +303,12 @@ kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap
 
   for (;;)
     {
-      if (G_UNLIKELY (g_atomic_int_get (&queue->held)))
+      if (G_UNLIKELY (is_held (queue)))
         wait_while_held (queue);
       queue_lock (queue);
       kvev_counter_set (&queue->consumer, KVEV_CONSUMER_RUNNING);
       call = g_async_queue_try_pop_unlocked (queue->queue);
-      if (call != NULL
-          && (G_LIKELY (!g_atomic_int_get (&queue->held)) || call == &stop_marker))
+      if (call != NULL && (G_LIKELY (!is_held (queue)) || call == &stop_marker))
         break;
       if (call != NULL)
         {
@@ -300,6 +359,7 @@ kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap
   return n;
 }
 
+#ifdef KVEV_TESTING
 void
 kvev_queue_hold (KvevQueue *queue, gboolean hold)
 {
@@ -310,6 +370,7 @@ kvev_queue_hold (KvevQueue *queue, gboolean hold)
   if (!hold)
     ring_bell (queue);
 }
+#endif
 
 void
 kvev_queue_wake (KvevQueue *queue)
@@ -329,7 +390,9 @@ kvev_queue_wake (KvevQueue *queue)
 void
 kvev_queue_stop (KvevQueue *queue)
 {
+#ifdef KVEV_TESTING
   kvev_queue_hold (queue, FALSE);
+#endif
   queue_lock (queue);
   if (!queue->stopped)
     {
@@ -376,6 +439,7 @@ kvev_queue_depth (const KvevQueue *queue)
   return kvev_counter_get (&queue->depth);
 }
 
+#ifdef KVEV_TESTING
 KvevConsumerState
 kvev_queue_consumer_state (const KvevQueue *queue)
 {
@@ -387,6 +451,7 @@ kvev_queue_rings (const KvevQueue *queue)
 {
   return kvev_counter_get (&queue->rings);
 }
+#endif
 
 void
 kvev_queue_counts (const KvevQueue *queue, KvevQueueCounts *counts)

@@ -5,13 +5,14 @@
 #ifndef KVEVENTS_QUEUE_H
 #define KVEVENTS_QUEUE_H
 
-#include "event.h"
+#include "call.h"
+#include "counter.h"
 
 G_BEGIN_DECLS
 
 typedef struct _KvevQueue KvevQueue;
 
-/* What the consumer is doing, for tests. */
+/* What the consumer is doing: whether a push must ring it. */
 typedef enum
 {
   KVEV_CONSUMER_RUNNING,
@@ -19,8 +20,9 @@ typedef enum
   KVEV_CONSUMER_SLEEPING, /* the next push wakes it */
 } KvevConsumerState;
 
-/* capacity 0 means unbounded. */
-KvevQueue *kvev_queue_new (guint32 capacity);
+/* capacity 0 means unbounded.  NULL with a KVEV_ERROR_TRANSPORT when the
+ * consumer's doorbell cannot be made (no descriptor left). */
+KvevQueue *kvev_queue_new (guint32 capacity, GError **error);
 /* Frees the queue and every event still in it. */
 void kvev_queue_free (KvevQueue *queue);
 
@@ -50,10 +52,14 @@ guint kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events,
  * drain. */
 void kvev_queue_wake (KvevQueue *queue);
 
-/* A seam for tests and the benchmark: while held, kvev_queue_pop() takes
- * nothing, so producers can be measured alone or a batch built up.
- * kvev_queue_stop() releases the hold. */
-void kvev_queue_hold (KvevQueue *queue, gboolean hold);
+/* How the consumer sleeps in kvev_queue_pop(): until bell_fd is readable,
+ * or until end_time (a g_get_monotonic_time() value; 0: no limit).  It
+ * may return earlier, for its own reasons: the pop looks again and sleeps
+ * again.  The default is kvev_queue_wait_fd().  Set before the consumer
+ * starts. */
+typedef void (*KvevQueueSleep) (gpointer data, int bell_fd, gint64 end_time);
+void kvev_queue_set_sleep (KvevQueue *queue, KvevQueueSleep sleep, gpointer data);
+void kvev_queue_wait_fd (int fd, gint64 end_time);
 
 /* Wakes the consumer for good once the events queued so far are taken. */
 void kvev_queue_stop (KvevQueue *queue);
@@ -78,21 +84,15 @@ typedef struct
   guint64 high_water;
 } KvevQueueCounts;
 void kvev_queue_counts (const KvevQueue *queue, KvevQueueCounts *counts);
+#ifdef KVEV_TESTING
+/* Seams of the testing build, for the tests and the benchmark.  While
+ * held, kvev_queue_pop() takes nothing, so producers can be measured
+ * alone or a batch built up; kvev_queue_stop() releases the hold. */
+void kvev_queue_hold (KvevQueue *queue, gboolean hold);
 /* How many pushes had to wake the sleeping consumer. */
 guint64 kvev_queue_rings (const KvevQueue *queue);
 KvevConsumerState kvev_queue_consumer_state (const KvevQueue *queue);
-
-/* Counters read by statistics while other threads write them: relaxed
- * atomics, so a reader never sees a torn 64-bit value.  Writers that hold
- * a lock use the store form, which costs no locked instruction. */
-#define kvev_counter_get(ptr) __atomic_load_n ((ptr), __ATOMIC_RELAXED)
-#define kvev_counter_set(ptr, value) __atomic_store_n ((ptr), (value), __ATOMIC_RELAXED)
-#define kvev_counter_add(ptr, n) ((void) __atomic_fetch_add ((ptr), (n), __ATOMIC_RELAXED))
-/* For a counter that a reader takes before kvev_queue_counts(): the
- * release store and the acquire load keep the snapshot from missing a
- * pop whose events the counter already has. */
-#define kvev_counter_set_release(ptr, value) __atomic_store_n ((ptr), (value), __ATOMIC_RELEASE)
-#define kvev_counter_get_acquire(ptr) __atomic_load_n ((ptr), __ATOMIC_ACQUIRE)
+#endif
 
 G_END_DECLS
 

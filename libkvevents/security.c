@@ -373,14 +373,14 @@ kvev_security_address_allowed (const KvevSecurity *security, const char *address
 }
 
 void
-kvev_security_warn_if_exposed (const KvevConfig *config, const KvevSecurity *security)
+kvev_security_warn_if_exposed (const char *bind_endpoint, const KvevSecurity *security)
 {
   if (security->secret_key[0] != '\0' || security->allowed_addresses != NULL
-      || !kvev_endpoint_is_wildcard (config->bind_endpoint))
+      || !kvev_endpoint_is_wildcard (bind_endpoint))
     return;
   g_warning (_("kv_events_bind_endpoint \"%s\" listens on every interface without "
                "protection: anyone who reaches it sees every tenant's object keys.  Set "
                "kv_events_curve_secret_key_file (with kv_events_curve_allowed_clients_file) "
                "or kv_events_allowed_addresses, or bind a loopback or private address"),
-             config->bind_endpoint);
+             bind_endpoint);
 }

@@ -54,7 +54,7 @@ gboolean kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES]);
 /* One warning when the stream would be open to any host: an endpoint
  * that binds every interface (kvev_endpoint_is_wildcard ()) with neither
  * CURVE nor an address allow-list. */
-void kvev_security_warn_if_exposed (const KvevConfig *config, const KvevSecurity *security);
+void kvev_security_warn_if_exposed (const char *bind_endpoint, const KvevSecurity *security);
 
 G_END_DECLS
 

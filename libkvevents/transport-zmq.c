@@ -1,10 +1,14 @@
-/* transport-zmq.c: the ZeroMQ PUB socket and the worker thread that owns
- * it.  Only the worker touches the socket; producers only ever touch the
- * queue.
+/* transport-zmq.c: the ZeroMQ XPUB socket subscribers connect to, with
+ * its options, CURVE keys and ZAP policy; see transport.h.
+ *
+ * An XPUB socket is a PUB socket that also hands its owner every
+ * subscription and unsubscription: the same wire for every subscriber,
+ * and a publisher that knows who listens.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "publisher-private.h"
-#include "encode.h"
+#include "transport.h"
+
+#include "counter.h"
 #include "endpoint.h"
 #include "fault.h"
 #include "zap.h"
@@ -16,18 +20,25 @@
 #include <string.h>
 #include <zmq.h>
 
+/* libzmq reports refused connections on this; one name per context is
+ * enough, and every publisher has a context of its own. */
+#define MONITOR_ENDPOINT "inproc://kvevents-monitor"
+
 struct _KvevTransport
 {
-  KvevPublisher *publisher;
+  const KvevSettings *settings;
   void *context;
   void *socket;
-  GThread *worker;
-  KvevEncoder *encoder;
-  KvevSecurity *security;
+  void *monitor; /* PAIR end of the socket's monitor */
   KvevZap *zap;
-  guint max_batch;
-  gsize message_limit; /* bytes of payload; see kvev_config_message_limit() */
-  guint64 next_sequence;
+  char *endpoint;
+  gint64 last_take_in;
+
+  /* Written by the worker as it takes in, read by anyone. */
+  KvevPeerCounts counts;
+  GMutex peers_lock;
+  GCond peers_cond;
+  guint subscription_waiters; /* under peers_lock */
 };
 
 static gboolean
@@ -77,26 +88,48 @@ set_string_option (void *socket, int option, const char *value, const char *name
  * two round trips, far less than this. */
 #define HANDSHAKE_IVL_MS 5000
 
+/* The most a subscriber may send in one frame.  Its handshake commands
+ * take a few hundred bytes (CURVE's INITIATE with its metadata the most),
+ * and a subscription that can match anything is at most the topic and
+ * its flag byte: every message's first frame is the topic.  libzmq
+ * checks a frame's declared size against this before it allocates, in
+ * the handshake too, so a peer that declares a huge frame is
+ * disconnected before it costs memory, and before ZAP hears of it. */
+#define INBOUND_FRAME_FLOOR 4096
+
+/* A subscriber sends one subscription, or a few; libzmq moves no more
+ * than this many of a peer's at a time. */
+#define INBOUND_HWM 100
+
+/* libzmq's default lets a connection that never completes its handshake
+ * hold a descriptor for 30 s; a CURVE handshake over a slow link takes
+ * two round trips, far less than this. */
+#define HANDSHAKE_IVL_MS 5000
+
+/* A worker busy publishing takes subscriptions in at most this often:
+ * each look costs libzmq a system call when nothing came. */
+#define TAKE_IN_INTERVAL_US 1000
+
+/* What one take-in reads at most, so that a peer that floods
+ * subscriptions cannot keep the worker from publishing. */
+#define TAKE_IN_BATCH 1000
+
 static void
 free_payload (void *data, void *hint)
 {
   free (data);
 }
 
-/* Sends one message: topic, big-endian sequence, payload.  The payload
- * buffer goes to ZeroMQ without a copy.  Returns FALSE if ZeroMQ refused
- * the first frame; a PUB socket drops rather than blocks, so that only
- * happens when the socket or context is gone. */
-static gboolean
-send_message (KvevTransport *transport, guint64 sequence, char *payload,
-              gsize payload_len)
+gboolean
+kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
+                     gsize payload_len)
 {
-  const KvevConfig *config = transport->publisher->config;
+  const KvevSettings *settings = transport->settings;
   guint64 sequence_be = GUINT64_TO_BE (sequence);
   zmq_msg_t message;
 
   if (KVEV_FAULT (KVEV_FAULT_SEND)
-      || zmq_send (transport->socket, config->topic, strlen (config->topic),
+      || zmq_send (transport->socket, settings->topic, settings->topic_len,
                    ZMQ_SNDMORE | ZMQ_DONTWAIT)
              < 0)
     {
@@ -105,8 +138,7 @@ send_message (KvevTransport *transport, guint64 sequence, char *payload,
     }
   /* Once the first frame is in, ZeroMQ holds the parts until the last
    * one, and a later refusal would need the same dead socket. */
-  zmq_send (transport->socket, &sequence_be, sizeof sequence_be,
-            ZMQ_SNDMORE | ZMQ_DONTWAIT);
+  zmq_send (transport->socket, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
   zmq_msg_init_data (&message, payload, payload_len, free_payload, NULL);
   if (zmq_msg_send (&message, transport->socket, ZMQ_DONTWAIT) < 0)
     {
@@ -116,131 +148,184 @@ send_message (KvevTransport *transport, guint64 sequence, char *payload,
   return TRUE;
 }
 
-/* Encodes and sends events[0..n) as one message, consuming one sequence
- * number whether or not it goes out. */
-static void
-publish_batch (KvevTransport *transport, const KvevEvent *events, guint n)
+/* Whether a subscription prefix can match a message: it must be a prefix
+ * of the topic, every message's first frame. */
+static gboolean
+matches_topic (const KvevSettings *settings, const guint8 *prefix, gsize len)
 {
-  KvevPublisher *publisher = transport->publisher;
-  guint64 sequence = transport->next_sequence++;
-  gint64 timestamp_ms = KVEV_NOW_MS ();
-  gsize payload_len;
-  char *payload;
+  return len <= settings->topic_len && memcmp (prefix, settings->topic, len) == 0;
+}
 
-  payload = kvev_encode_batch (transport->encoder, timestamp_ms, events, n, &payload_len);
-  if (send_message (transport, sequence, payload, payload_len))
+/* One (un)subscription: the flag byte, then the prefix.  libzmq hands
+ * every one over (ZMQ_XPUB_VERBOSER), those of a peer that leaves too. */
+static void
+count_subscription (KvevTransport *transport, const guint8 *data, gsize size)
+{
+  KvevPeerCounts *counts = &transport->counts;
+  gboolean subscribe;
+  gboolean matching;
+
+  if (size == 0 || data[0] > 1)
+    return;
+  subscribe = data[0] == 1;
+  matching = matches_topic (transport->settings, data + 1, size - 1);
+  g_mutex_lock (&transport->peers_lock);
+  if (subscribe)
     {
-      kvev_counter_set_release (&publisher->published_events, publisher->published_events + n);
-      kvev_counter_set (&publisher->published_batches, publisher->published_batches + 1);
+      kvev_counter_set (&counts->subscribe_messages, counts->subscribe_messages + 1);
+      if (matching)
+        kvev_counter_set (&counts->subscriptions, counts->subscriptions + 1);
     }
   else
     {
-      kvev_counter_set (&publisher->send_failures, publisher->send_failures + 1);
-      kvev_counter_set_release (&publisher->send_failed_events,
-                                publisher->send_failed_events + n);
+      kvev_counter_set (&counts->unsubscribe_messages, counts->unsubscribe_messages + 1);
+      /* A peer that subscribed twice to one prefix unsubscribes once:
+       * libzmq keeps a prefix once per peer.  The count stays above
+       * zero, as a count of subscribe messages must. */
+      if (matching && counts->subscriptions > 0)
+        kvev_counter_set (&counts->subscriptions, counts->subscriptions - 1);
     }
-  kvev_counter_set (&publisher->last_sequence, sequence);
+  if (transport->subscription_waiters > 0)
+    g_cond_broadcast (&transport->peers_cond);
+  g_mutex_unlock (&transport->peers_lock);
 }
 
-/* Sends events[0..n) in messages of at most max_batch events, each
- * within the message limit: ZeroMQ holds up to send_hwm messages for a
- * subscriber that stops reading, and only their size bounds that memory.
- * An event over the limit alone still goes, in a message of its own. */
+/* The monitor tells of a connection closed as it was accepted.  With an
+ * address allow-list that is the accept filter refusing its address, and
+ * libzmq passes on whatever errno was left: only the errors of a real
+ * failure to accept are told apart, and not counted. */
 static void
-publish_events (KvevTransport *transport, const KvevEvent *events, guint n)
+count_monitor_event (KvevTransport *transport, const guint8 *data, gsize size)
 {
-  gsize overhead = kvev_encode_batch_bound (transport->encoder);
+  guint16 event;
+  guint32 value;
 
-  while (n > 0)
+  if (size != sizeof event + sizeof value)
+    return;
+  memcpy (&event, data, sizeof event);
+  memcpy (&value, data + sizeof event, sizeof value);
+  if (event != ZMQ_EVENT_ACCEPT_FAILED || transport->settings->security->allowed_addresses == NULL)
+    return;
+  switch (value)
     {
-      guint batch = 1;
-      gsize bytes = overhead + kvev_encode_event_bound (transport->encoder, &events[0]);
-
-      while (batch < n && batch < transport->max_batch)
-        {
-          bytes += kvev_encode_event_bound (transport->encoder, &events[batch]);
-          if (bytes > transport->message_limit)
-            break;
-          batch++;
-        }
-      publish_batch (transport, events, batch);
-      events += batch;
-      n -= batch;
+    case EMFILE:
+    case ENFILE:
+    case ENOBUFS:
+    case ENOMEM:
+    case ECONNABORTED:
+    case EPROTO:
+    case EINTR:
+      return;
+    default:
+      kvev_counter_add (&transport->counts.refused_addresses, 1);
     }
 }
 
-/* Sends the events of the popped calls in order, keeping every event whose
- * strings are not UTF-8 in a message of its own: strict readers reject a
- * whole payload over one bin string, and should lose only that event. */
+/* Reads what waits on socket, at most TAKE_IN_BATCH messages; the first
+ * frame of each goes to count. */
 static void
-publish_calls (KvevTransport *transport, KvevCall *const *calls, guint n_calls,
-               KvevEvent *events)
+drain (KvevTransport *transport, void *socket,
+       void (*count) (KvevTransport *, const guint8 *, gsize))
 {
-  guint n = 0, i, j, m;
+  guint i;
 
-  for (i = 0; i < n_calls; i++)
+  for (i = 0; i < TAKE_IN_BATCH; i++)
     {
-      if (kvev_call_is_utf8 (calls[i]))
+      zmq_msg_t frame;
+      gboolean first = TRUE;
+      int more = 1;
+      size_t more_len = sizeof more;
+
+      while (more)
         {
-          n += kvev_call_events (calls[i], calls[i]->dropped, events + n);
-          continue;
+          zmq_msg_init (&frame);
+          if (zmq_msg_recv (&frame, socket, ZMQ_DONTWAIT) < 0)
+            {
+              zmq_msg_close (&frame);
+              return;
+            }
+          if (first)
+            count (transport, zmq_msg_data (&frame), zmq_msg_size (&frame));
+          first = FALSE;
+          zmq_msg_close (&frame);
+          if (zmq_getsockopt (socket, ZMQ_RCVMORE, &more, &more_len) != 0)
+            more = 0;
         }
-      publish_events (transport, events, n);
-      n = 0;
-      m = kvev_call_events (calls[i], calls[i]->dropped, events);
-      for (j = 0; j < m; j++)
-        publish_batch (transport, events + j, 1);
     }
-  publish_events (transport, events, n);
 }
 
-static gpointer
-worker_main (gpointer data)
+static void
+take_in (KvevTransport *transport)
+{
+  transport->last_take_in = g_get_monotonic_time ();
+  drain (transport, transport->socket, count_subscription);
+  if (transport->monitor != NULL)
+    drain (transport, transport->monitor, count_monitor_event);
+}
+
+void
+kvev_transport_take_in (KvevTransport *transport)
+{
+  if (g_get_monotonic_time () - transport->last_take_in >= TAKE_IN_INTERVAL_US)
+    take_in (transport);
+}
+
+void
+kvev_transport_sleep (gpointer data, int bell_fd, gint64 end_time)
 {
   KvevTransport *transport = data;
-  KvevPublisher *publisher = transport->publisher;
-  g_autofree KvevCall **calls = g_new (KvevCall *, transport->max_batch);
-  /* A pop stays within max_batch events, except for a first call that
-   * alone has more. */
-  g_autofree KvevEvent *events
-      = g_new (KvevEvent, MAX (transport->max_batch, KVEV_MAX_EVENTS_PER_CALL));
-  guint64 reserved_gaps;
-  guint n, i;
+  zmq_pollitem_t items[] = {
+    { NULL, bell_fd, ZMQ_POLLIN, 0 },
+    { transport->socket, 0, ZMQ_POLLIN, 0 },
+    { transport->monitor, 0, ZMQ_POLLIN, 0 },
+  };
+  long timeout_ms = -1;
 
-  while ((n = kvev_queue_pop (publisher->queue, calls, transport->max_batch,
-                              publisher->config->batch_wait_us, &reserved_gaps))
-         > 0)
+  if (end_time != 0)
     {
-      const KvevCall *last = calls[n - 1];
+      gint64 remaining_us = end_time - g_get_monotonic_time ();
 
-      /* Events the full queue dropped were older than these: the gap goes
-       * right before them, where a subscriber can see it. */
-      transport->next_sequence += reserved_gaps;
-      publish_calls (transport, calls, n, events);
-      kvev_publisher_retire (publisher,
-                             last->first_event_id + last->n_events - 1);
-      for (i = 0; i < n; i++)
-        g_free (calls[i]);
+      if (remaining_us <= 0)
+        return;
+      /* Rounded up: a nap of 50 us must not become a busy loop. */
+      timeout_ms = (long) MIN ((remaining_us + 999) / 1000, G_MAXINT);
     }
-  return NULL;
+  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, timeout_ms) > 0
+      && (items[1].revents != 0 || items[2].revents != 0))
+    take_in (transport);
 }
 
-static void
-close_socket (KvevTransport *transport, int linger_ms)
+void
+kvev_transport_counts (const KvevTransport *transport, KvevPeerCounts *counts)
 {
-  if (transport->socket != NULL)
+  guint64 zap_addresses = 0, zap_keys = 0;
+
+  counts->subscriptions = kvev_counter_get (&transport->counts.subscriptions);
+  counts->subscribe_messages = kvev_counter_get (&transport->counts.subscribe_messages);
+  counts->unsubscribe_messages = kvev_counter_get (&transport->counts.unsubscribe_messages);
+  kvev_zap_refusals (transport->zap, &zap_addresses, &zap_keys);
+  counts->refused_addresses = kvev_counter_get (&transport->counts.refused_addresses) + zap_addresses;
+  counts->refused_keys = zap_keys;
+}
+
+gboolean
+kvev_transport_wait_subscriptions (KvevTransport *transport, guint64 n, gint64 deadline)
+{
+  gboolean present;
+
+  g_mutex_lock (&transport->peers_lock);
+  transport->subscription_waiters++;
+  while (transport->counts.subscriptions < n)
     {
-      zmq_setsockopt (transport->socket, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
-      zmq_close (transport->socket);
+      if (deadline < 0)
+        g_cond_wait (&transport->peers_cond, &transport->peers_lock);
+      else if (!g_cond_wait_until (&transport->peers_cond, &transport->peers_lock, deadline))
+        break;
     }
-  /* Terminating the context also ends the ZAP handler's wait. */
-  kvev_zap_stop (transport->zap);
-  if (transport->context != NULL)
-    zmq_ctx_term (transport->context);
-  kvev_zap_join (transport->zap);
-  kvev_security_free (transport->security);
-  kvev_encoder_free (transport->encoder);
-  g_free (transport);
+  present = transport->counts.subscriptions >= n;
+  transport->subscription_waiters--;
+  g_mutex_unlock (&transport->peers_lock);
+  return present;
 }
 
 /* The address allow-list again, as libzmq's accept filter: a peer it
@@ -252,9 +337,10 @@ close_socket (KvevTransport *transport, int linger_ms)
  * a list with nothing that can match this socket becomes a filter that
  * matches no peer. */
 static gboolean
-filter_accepted_addresses (KvevTransport *transport, gboolean ipv6, GError **error)
+filter_accepted_addresses (KvevTransport *transport, GError **error)
 {
-  const GArray *ranges = transport->security->allowed_addresses;
+  const GArray *ranges = transport->settings->security->allowed_addresses;
+  gboolean ipv6 = transport->settings->ipv6;
   guint i, n_filters = 0;
 
   if (ranges == NULL)
@@ -284,18 +370,14 @@ filter_accepted_addresses (KvevTransport *transport, gboolean ipv6, GError **err
   return TRUE;
 }
 
-/* CURVE and the ZAP handler, as the security flags ask; the plain PUB
- * wire when none is set. */
+/* CURVE and the ZAP handler, as the security flags ask; the plain wire
+ * when none is set. */
 static gboolean
-secure_socket (KvevTransport *transport, gboolean ipv6, GError **error)
+secure_socket (KvevTransport *transport, GError **error)
 {
-  const KvevConfig *config = transport->publisher->config;
-  KvevSecurity *security;
+  const KvevSecurity *security = transport->settings->security;
 
-  security = transport->security = kvev_security_load (config, error);
-  if (security == NULL)
-    return FALSE;
-  if (!filter_accepted_addresses (transport, ipv6, error))
+  if (!filter_accepted_addresses (transport, error))
     return FALSE;
   if (security->allowed_clients != NULL || security->allowed_addresses != NULL)
     {
@@ -309,115 +391,147 @@ secure_socket (KvevTransport *transport, gboolean ipv6, GError **error)
     }
   if (security->secret_key[0] != '\0')
     {
-      if (!set_int_option (transport->socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error))
-        return FALSE;
-      if (!set_option (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
-                       KVEV_Z85_KEY_LEN, "ZMQ_CURVE_SECRETKEY", error))
+      if (!set_int_option (transport->socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error)
+          || !set_option (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
+                          KVEV_Z85_KEY_LEN, "ZMQ_CURVE_SECRETKEY", error))
         return FALSE;
     }
   return TRUE;
 }
 
-KvevTransport *
-kvev_transport_start (KvevPublisher *publisher, char **endpoint,
-                      GError **error)
+static gboolean
+set_socket_options (KvevTransport *transport, GError **error)
 {
-  const KvevConfig *config = publisher->config;
-  KvevTransport *transport = g_new0 (KvevTransport, 1);
+  const KvevSettings *settings = transport->settings;
+  void *socket = transport->socket;
+
+  return set_int_option (socket, ZMQ_SNDHWM, (int) MIN (settings->send_hwm, (guint32) G_MAXINT),
+                         "ZMQ_SNDHWM", error)
+         && set_int_option (socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
+         && set_int_option (socket, ZMQ_XPUB_VERBOSER, 1, "ZMQ_XPUB_VERBOSER", error)
+         && set_int_option (socket, ZMQ_RCVHWM, INBOUND_HWM, "ZMQ_RCVHWM", error)
+         && set_int64_option (socket, ZMQ_MAXMSGSIZE,
+                              (gint64) MAX (INBOUND_FRAME_FLOOR, settings->topic_len + 1),
+                              "ZMQ_MAXMSGSIZE", error)
+         && set_int_option (socket, ZMQ_HANDSHAKE_IVL, HANDSHAKE_IVL_MS, "ZMQ_HANDSHAKE_IVL",
+                            error)
+         /* Only for an IPv6 endpoint, which cannot bind without it.  On
+          * every socket it would also bind IPv4 addresses as IPv6 ones,
+          * and kvev_publisher_get_endpoint() would report
+          * tcp://[::ffff:127.0.0.1]:N, which subscribers without ZMQ_IPV6
+          * cannot connect to. */
+         && (!settings->ipv6 || set_int_option (socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error));
+}
+
+/* With an address allow-list, libzmq's monitor tells of the connections
+ * its accept filter closed, which nothing else sees. */
+static gboolean
+monitor_refusals (KvevTransport *transport, GError **error)
+{
+  if (transport->settings->security->allowed_addresses == NULL)
+    return TRUE;
+  if (zmq_socket_monitor (transport->socket, MONITOR_ENDPOINT, ZMQ_EVENT_ACCEPT_FAILED) != 0
+      || (transport->monitor = zmq_socket (transport->context, ZMQ_PAIR)) == NULL
+      || zmq_connect (transport->monitor, MONITOR_ENDPOINT) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot watch the socket for refused connections: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  return set_int_option (transport->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER", error);
+}
+
+static gboolean
+bind_socket (KvevTransport *transport, GError **error)
+{
+  const KvevSettings *settings = transport->settings;
   char bound[1024];
   size_t bound_len = sizeof bound;
-  GError *thread_error = NULL;
-  gboolean ipv6;
 
-  transport->publisher = publisher;
-  transport->max_batch = config->max_batch_events;
-  transport->message_limit = kvev_config_message_limit (config);
+  if (!kvev_endpoint_prepare_bind (settings->bind_endpoint, error))
+    return FALSE;
+  if (zmq_bind (transport->socket, settings->bind_endpoint) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot bind kv_events_bind_endpoint \"%s\": %s"), settings->bind_endpoint,
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  /* Once listening, not before: a bind that fails exposes nothing. */
+  kvev_security_warn_if_exposed (settings->bind_endpoint, settings->security);
+  if (zmq_getsockopt (transport->socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot read the bound endpoint: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  transport->endpoint = g_strndup (bound, bound_len);
+  return TRUE;
+}
+
+KvevTransport *
+kvev_transport_new (const KvevSettings *settings, GError **error)
+{
+  KvevTransport *transport = g_new0 (KvevTransport, 1);
+
+  transport->settings = settings;
+  g_mutex_init (&transport->peers_lock);
+  g_cond_init (&transport->peers_cond);
   transport->context = zmq_ctx_new ();
   if (transport->context == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot create a ZeroMQ context: %s"),
-                   zmq_strerror (zmq_errno ()));
+                   _("Cannot create a ZeroMQ context: %s"), zmq_strerror (zmq_errno ()));
       goto fail;
     }
-  transport->socket = KVEV_FAULT (KVEV_FAULT_SOCKET)
-                          ? (errno = EMFILE, NULL)
-                          : zmq_socket (transport->context, ZMQ_PUB);
+  transport->socket = KVEV_FAULT (KVEV_FAULT_SOCKET) ? (errno = EMFILE, NULL)
+                                                     : zmq_socket (transport->context, ZMQ_XPUB);
   if (transport->socket == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot create a ZeroMQ PUB socket: %s"),
+                   _("Cannot create the publisher's ZeroMQ socket: %s"),
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
-  if (!set_int_option (transport->socket, ZMQ_SNDHWM,
-                       (int) MIN (config->send_hwm, (guint32) G_MAXINT),
-                       "ZMQ_SNDHWM", error)
-      || !set_int_option (transport->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
-      || !set_int64_option (transport->socket, ZMQ_MAXMSGSIZE,
-                            (gint64) MAX (INBOUND_FRAME_FLOOR, strlen (config->topic) + 1),
-                            "ZMQ_MAXMSGSIZE", error)
-      || !set_int_option (transport->socket, ZMQ_HANDSHAKE_IVL, HANDSHAKE_IVL_MS,
-                          "ZMQ_HANDSHAKE_IVL", error))
+  if (!set_socket_options (transport, error) || !secure_socket (transport, error)
+      || !monitor_refusals (transport, error) || !bind_socket (transport, error))
     goto fail;
-  /* Only for an IPv6 endpoint, which cannot bind without it.  On every
-   * socket it would also bind IPv4 addresses as IPv6 ones, and
-   * kvev_publisher_get_endpoint() would report tcp://[::ffff:127.0.0.1]:N,
-   * which subscribers without ZMQ_IPV6 cannot connect to. */
-  ipv6 = kvev_endpoint_is_ipv6 (config->bind_endpoint);
-  if (ipv6 && !set_int_option (transport->socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error))
-    goto fail;
-  if (!secure_socket (transport, ipv6, error))
-    goto fail;
-  if (!kvev_endpoint_prepare_bind (config->bind_endpoint, error))
-    goto fail;
-  if (zmq_bind (transport->socket, config->bind_endpoint) != 0)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot bind kv_events_bind_endpoint \"%s\": %s"),
-                   config->bind_endpoint, zmq_strerror (zmq_errno ()));
-      goto fail;
-    }
-  /* Once listening, not before: a bind that fails exposes nothing. */
-  kvev_security_warn_if_exposed (config, transport->security);
-  if (zmq_getsockopt (transport->socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot read the bound endpoint: %s"),
-                   zmq_strerror (zmq_errno ()));
-      goto fail;
-    }
-
-  transport->encoder = kvev_encoder_new (config);
-  if (KVEV_FAULT (KVEV_FAULT_THREAD))
-    g_set_error_literal (&thread_error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
-                         "Resource temporarily unavailable");
-  else
-    transport->worker = kvev_thread_try_new ("kvev-publisher", worker_main, transport,
-                                             &thread_error);
-  if (transport->worker == NULL)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot start the publisher thread: %s"), thread_error->message);
-      g_error_free (thread_error);
-      goto fail;
-    }
-  *endpoint = g_strndup (bound, bound_len);
   return transport;
 
 fail:
-  close_socket (transport, 0);
+  kvev_transport_free (transport, 0);
   return NULL;
 }
 
-void
-kvev_transport_stop (KvevTransport *transport, gint64 deadline)
+const char *
+kvev_transport_get_endpoint (const KvevTransport *transport)
 {
-  gint64 remaining_ms;
+  return transport->endpoint;
+}
 
-  g_thread_join (transport->worker);
-  /* What ZeroMQ still holds may reach connected subscribers until the
-   * close deadline, and no longer: the free must return on time. */
-  remaining_ms = (deadline - g_get_monotonic_time ()) / 1000;
-  close_socket (transport, (int) CLAMP (remaining_ms, 0, G_MAXINT));
+void
+kvev_transport_free (KvevTransport *transport, int linger_ms)
+{
+  if (transport == NULL)
+    return;
+  if (transport->monitor != NULL)
+    {
+      zmq_socket_monitor (transport->socket, NULL, 0);
+      zmq_close (transport->monitor);
+    }
+  if (transport->socket != NULL)
+    {
+      zmq_setsockopt (transport->socket, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
+      zmq_close (transport->socket);
+    }
+  /* Terminating the context also ends the ZAP handler's wait. */
+  kvev_zap_stop (transport->zap);
+  if (transport->context != NULL)
+    zmq_ctx_term (transport->context);
+  kvev_zap_join (transport->zap);
+  g_mutex_clear (&transport->peers_lock);
+  g_cond_clear (&transport->peers_cond);
+  g_free (transport->endpoint);
+  g_free (transport);
 }

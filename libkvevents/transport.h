@@ -1,28 +1,74 @@
-/* transport.h: what the publisher needs from a transport.  transport-zmq.c
- * is the ZeroMQ one; transport-none.c stands in when the library is built
+/* transport.h: the socket subscribers connect to.  transport-zmq.c is the
+ * ZeroMQ XPUB socket; no-transport.c stands in when the library is built
  * --without-zmq, where kvev_has_transport() keeps it from ever starting.
+ *
+ * One thread, the worker, uses a transport from creation to free; only
+ * the counts and kvev_transport_wait_subscriptions() are for any thread.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVEVENTS_TRANSPORT_H
 #define KVEVENTS_TRANSPORT_H
 
-#include "kvevents-private.h"
+#include "settings.h"
 
 G_BEGIN_DECLS
 
 typedef struct _KvevTransport KvevTransport;
 
-/* Binds the socket and starts the worker that drains publisher->queue.
- * On failure everything is released and a KVEV_ERROR_TRANSPORT set.
- * *endpoint receives the endpoint actually bound (g_free). */
-KvevTransport *kvev_transport_start (KvevPublisher *publisher,
-                                     char **endpoint, GError **error);
+/* What the transport knows of its peers. */
+typedef struct
+{
+  /* Subscriptions that can match a message (prefixes of the topic),
+   * present now: subscribe messages less unsubscribe messages, a peer
+   * that leaves counting as unsubscribing. */
+  guint64 subscriptions;
+  /* Every subscribe and unsubscribe message seen, matching or not. */
+  guint64 subscribe_messages;
+  guint64 unsubscribe_messages;
+  /* Connections refused for their address: closed at accept, or refused
+   * by the ZAP handler. */
+  guint64 refused_addresses;
+  /* CURVE handshakes refused for a client key not allowed. */
+  guint64 refused_keys;
+} KvevPeerCounts;
 
-/* Stops the worker once the queue's stop marker is reached, then closes
- * the socket, letting ZeroMQ deliver what it holds until deadline (a
- * g_get_monotonic_time() value), and frees the transport. */
-void kvev_transport_stop (KvevTransport *transport, gint64 deadline);
+/* Opens the socket with the options, CURVE keys and ZAP policy of
+ * settings (which must outlive the transport) and binds it.  NULL with a
+ * KVEV_ERROR_TRANSPORT on failure, with nothing left behind. */
+KvevTransport *kvev_transport_new (const KvevSettings *settings, GError **error);
+
+/* The endpoint actually bound, wildcards resolved. */
+const char *kvev_transport_get_endpoint (const KvevTransport *transport);
+
+/* Sends one message: the topic, the big-endian sequence, then payload,
+ * which the transport takes (a malloc() buffer, freed with free()).
+ * FALSE when the socket refused it, which only a socket or context that
+ * is gone does: the message is then lost. */
+gboolean kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
+                              gsize payload_len);
+
+/* Sleeps until bell_fd is readable, a peer sent something, or end_time
+ * (a g_get_monotonic_time() value; 0: no limit), and takes in what the
+ * peers sent.  A KvevQueueSleep. */
+void kvev_transport_sleep (gpointer transport, int bell_fd, gint64 end_time);
+
+/* Takes in what the peers sent without waiting, for a worker too busy to
+ * sleep: at most once a millisecond does anything. */
+void kvev_transport_take_in (KvevTransport *transport);
+
+/* Thread-safe. */
+void kvev_transport_counts (const KvevTransport *transport, KvevPeerCounts *counts);
+
+/* Waits until at least n subscriptions are present, or until deadline (a
+ * g_get_monotonic_time() value; -1: no limit).  Thread-safe; the worker
+ * takes the subscriptions in, so this never waits on an event call. */
+gboolean kvev_transport_wait_subscriptions (KvevTransport *transport, guint64 n,
+                                            gint64 deadline);
+
+/* Closes the socket, letting ZeroMQ deliver what it holds for at most
+ * linger_ms, and frees the transport. */
+void kvev_transport_free (KvevTransport *transport, int linger_ms);
 
 G_END_DECLS
 

@@ -5,6 +5,7 @@
  */
 #include "zap.h"
 
+#include "counter.h"
 #include "fault.h"
 
 #include <errno.h>
@@ -21,6 +22,8 @@ struct _KvevZap
   GThread *thread;
   const KvevSecurity *security;
   gint stopping;
+  guint64 refused_addresses;
+  guint64 refused_keys;
 };
 
 typedef struct
@@ -114,24 +117,31 @@ receive_request (KvevZap *zap, ZapRequest *request)
 }
 
 static gboolean
-admit (const KvevSecurity *security, ZapRequest *request)
+admit (KvevZap *zap, ZapRequest *request)
 {
+  const KvevSecurity *security = zap->security;
   g_autofree char *address = NULL;
 
   if (request->n_frames < 6 || !frame_equals (&request->frames[0], "1.0"))
     return FALSE;
   address = frame_dup (&request->frames[3]);
   if (!kvev_security_address_allowed (security, address))
-    return FALSE;
+    {
+      kvev_counter_add (&zap->refused_addresses, 1);
+      return FALSE;
+    }
   if (security->allowed_clients != NULL)
     {
       g_autoptr (GBytes) key = NULL;
 
-      if (!frame_equals (&request->frames[5], "CURVE") || request->n_frames < 7
-          || zmq_msg_size (&request->frames[6]) != KVEV_KEY_BYTES)
-        return FALSE;
-      key = g_bytes_new (zmq_msg_data (&request->frames[6]), KVEV_KEY_BYTES);
-      return g_hash_table_contains (security->allowed_clients, key);
+      if (frame_equals (&request->frames[5], "CURVE") && request->n_frames >= 7
+          && zmq_msg_size (&request->frames[6]) == KVEV_KEY_BYTES)
+        key = g_bytes_new (zmq_msg_data (&request->frames[6]), KVEV_KEY_BYTES);
+      if (key == NULL || !g_hash_table_contains (security->allowed_clients, key))
+        {
+          kvev_counter_add (&zap->refused_keys, 1);
+          return FALSE;
+        }
     }
   return TRUE;
 }
@@ -167,7 +177,7 @@ zap_main (gpointer data)
 
   while (receive_request (zap, &request))
     {
-      send_reply (zap->socket, &request, admit (zap->security, &request));
+      send_reply (zap->socket, &request, admit (zap, &request));
       request_clear (&request);
     }
   zmq_close (zap->socket);
@@ -220,4 +230,11 @@ kvev_zap_join (KvevZap *zap)
     return;
   g_thread_join (zap->thread);
   g_free (zap);
+}
+
+void
+kvev_zap_refusals (const KvevZap *zap, guint64 *addresses, guint64 *keys)
+{
+  *addresses = zap != NULL ? kvev_counter_get (&zap->refused_addresses) : 0;
+  *keys = zap != NULL ? kvev_counter_get (&zap->refused_keys) : 0;
 }

@@ -20,6 +20,10 @@ KvevZap *kvev_zap_start (void *context, const KvevSecurity *security, GError **e
 void kvev_zap_stop (KvevZap *zap);
 void kvev_zap_join (KvevZap *zap);
 
+/* How many handshakes the handler refused so far, for their address and
+ * for their CURVE client key.  Thread-safe; a NULL zap refused none. */
+void kvev_zap_refusals (const KvevZap *zap, guint64 *addresses, guint64 *keys);
+
 G_END_DECLS
 
 #endif /* KVEVENTS_ZAP_H */

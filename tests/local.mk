@@ -16,21 +16,26 @@ AM_TESTS_ENVIRONMENT = \
 	G_TEST_SRCDIR='$(abs_top_srcdir)/tests'; export G_TEST_SRCDIR; \
 	G_TEST_BUILDDIR='$(abs_top_builddir)/tests'; export G_TEST_BUILDDIR;
 
-# Test programs that need internals link the convenience library.
-TEST_INTERNAL_LIBS = libkvevents/libkvevents-internal.la
+# Test programs that need internals link the testing build of the
+# library, which also has the seams (fault.h, the queue's hold).
+TEST_INTERNAL_LIBS = libkvevents/libkvevents-testing.la
+TEST_INTERNAL_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TESTING
 TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
 
 # Unit tests of internals.
 check_PROGRAMS += tests/test-config tests/test-media tests/test-queue
 TESTS += tests/test-config tests/test-media tests/test-queue
+tests_test_config_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_media_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_queue_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-encode
 TESTS += tests/test-encode
-tests_test_encode_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS)
+tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(MSGPACK_CFLAGS)
 tests_test_encode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
 
@@ -40,7 +45,7 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-publisher
 TESTS += tests/test-publisher
 tests_test_publisher_SOURCES = tests/test-publisher.c tests/test-util.c tests/test-util.h
-tests_test_publisher_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_publisher_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_publisher_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
@@ -93,7 +98,7 @@ tests_test_security_SOURCES = tests/test-security.c tests/test-util.c tests/test
 else
 tests_test_security_SOURCES = tests/test-security.c
 endif
-tests_test_security_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_security_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_security_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # Binding ipc:// paths that are taken, are not sockets or were left
@@ -103,7 +108,7 @@ check_PROGRAMS += tests/test-endpoint
 TESTS += tests/test-endpoint
 endif
 tests_test_endpoint_SOURCES = tests/test-endpoint.c tests/test-util.c tests/test-util.h
-tests_test_endpoint_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_endpoint_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_endpoint_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # Stress with a conservation law, and teardown under load.
@@ -111,7 +116,7 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-stress
 TESTS += tests/test-stress
 tests_test_stress_SOURCES = tests/test-stress.c tests/test-util.c tests/test-util.h
-tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_stress_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 

@@ -4,6 +4,7 @@
 /* Internal header: the tests look at the struct to check that strings are
  * never NULL and use the library's KVEV_DEFAULT_* macros. */
 #include "kvevents-private.h"
+#include "settings.h"
 
 #include <kvevents/kvevents.h>
 #include <net/if.h>
@@ -1369,6 +1370,16 @@ test_validate_incomplete (void)
 /* The send budget must bound something: a high-water mark of 0 lets any
  * number of messages queue, and too small a share per message would send
  * events one by one. */
+static gsize
+message_limit (const KvevConfig *config)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KvevSettings) settings = kvev_settings_new (config, &error);
+
+  g_assert_no_error (error);
+  return settings != NULL ? settings->message_limit : 0;
+}
+
 static void
 test_validate_send_budget (void)
 {
@@ -1379,7 +1390,7 @@ test_validate_send_budget (void)
   g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", "tcp://127.0.0.1:*", NULL));
   g_assert_true (kvev_config_set (config, "kv_events_backend_id", "b", NULL));
   g_assert_true (kvev_config_validate (config, NULL));
-  g_assert_cmpuint (kvev_config_message_limit (config), ==, 268435456 / 10000);
+  g_assert_cmpuint (message_limit (config), ==, 268435456 / 10000);
 
   g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "0", NULL));
   g_assert_false (kvev_config_validate (config, &error));
@@ -1388,7 +1399,7 @@ test_validate_send_budget (void)
   g_clear_error (&error);
   g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "0", NULL));
   g_assert_true (kvev_config_validate (config, NULL));
-  g_assert_cmpuint (kvev_config_message_limit (config), ==, 1024 * 1024);
+  g_assert_cmpuint (message_limit (config), ==, 1024 * 1024);
 
   g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "1000", NULL));
   g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "4095999", NULL));
@@ -1398,12 +1409,12 @@ test_validate_send_budget (void)
   g_clear_error (&error);
   g_assert_true (kvev_config_set (config, "kv_events_send_buffer_bytes", "4096000", NULL));
   g_assert_true (kvev_config_validate (config, NULL));
-  g_assert_cmpuint (kvev_config_message_limit (config), ==, 4096);
+  g_assert_cmpuint (message_limit (config), ==, 4096);
 
   /* However large the budget, 1 MiB at most. */
   g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "1", NULL));
   g_assert_true (kvev_config_validate (config, NULL));
-  g_assert_cmpuint (kvev_config_message_limit (config), ==, 1024 * 1024);
+  g_assert_cmpuint (message_limit (config), ==, 1024 * 1024);
 }
 
 /* Context strings are msgpack str in every event: invalid UTF-8 there

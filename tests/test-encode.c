@@ -4,6 +4,7 @@
  */
 #include "kvevents-private.h"
 #include "encode.h"
+#include "settings.h"
 
 #include <msgpack.h>
 #include <stdlib.h>
@@ -15,10 +16,10 @@
 
 /* The encoder reads only the fields below, so the tests fill the private
  * struct directly and do not depend on flag parsing. */
-static KvevConfig *
+static KvevSettings *
 test_config_new (gboolean legacy)
 {
-  KvevConfig *config = g_new0 (KvevConfig, 1);
+  KvevSettings *config = g_new0 (KvevSettings, 1);
 
   config->enable = TRUE;
   config->backend_id = g_strdup ("mooncake-master-0");
@@ -33,7 +34,7 @@ test_config_new (gboolean legacy)
 }
 
 static void
-test_config_free (KvevConfig *config)
+test_config_free (KvevSettings *config)
 {
   g_free (config->backend_id);
   g_free (config->model_name);
@@ -78,6 +79,8 @@ event_new_len (KvevEventType type, KvevMedia medium, guint64 id,
   event->event_id = id;
   event->type = (guint8) type;
   event->medium = (guint8) medium;
+  /* What the worker tells the encoder about every call. */
+  event->not_utf8 = !kvev_call_is_utf8 (call);
   return event;
 }
 
@@ -105,7 +108,7 @@ event_new (KvevEventType type, KvevMedia medium, guint64 id,
 }
 
 static char *
-encode (const KvevConfig *config, gint64 timestamp, KvevEvent **events,
+encode (const KvevSettings *config, gint64 timestamp, KvevEvent **events,
         guint n_events, gsize *len)
 {
   KvevEncoder *encoder = kvev_encoder_new (config);
@@ -331,7 +334,7 @@ static const char *const legacy_names[] = { "BlockStored", "BlockRemoved",
 
 static void
 assert_value (const char *key, const msgpack_object *o,
-              const KvevConfig *config, gint64 timestamp,
+              const KvevSettings *config, gint64 timestamp,
               const KvevEvent *event)
 {
   if (strcmp (key, "event_id") == 0)
@@ -387,7 +390,7 @@ assert_value (const char *key, const msgpack_object *o,
 /* Every key of the table that applies, in order, nothing else, each
  * value of the right msgpack type and value. */
 static void
-assert_event_map (const msgpack_object *map, const KvevConfig *config,
+assert_event_map (const msgpack_object *map, const KvevSettings *config,
                   gint64 timestamp, const KvevEvent *event)
 {
   guint i;
@@ -415,7 +418,7 @@ assert_event_map (const msgpack_object *map, const KvevConfig *config,
 
 /* Encodes one event and returns its decoded map in @p. */
 static const msgpack_object *
-encode_one (Payload *p, char **buf, const KvevConfig *config,
+encode_one (Payload *p, char **buf, const KvevSettings *config,
             KvevEvent *event)
 {
   gsize len;
@@ -454,7 +457,7 @@ ref_bytes (msgpack_packer *pk, const char *bytes, gsize len)
 }
 
 static void
-ref_event (msgpack_packer *pk, const KvevConfig *config, gint64 timestamp,
+ref_event (msgpack_packer *pk, const KvevSettings *config, gint64 timestamp,
            const KvevEvent *event)
 {
   gboolean legacy = config->emit_legacy_compat;
@@ -536,7 +539,7 @@ ref_event (msgpack_packer *pk, const KvevConfig *config, gint64 timestamp,
 }
 
 static void
-ref_payload (msgpack_sbuffer *sbuf, const KvevConfig *config,
+ref_payload (msgpack_sbuffer *sbuf, const KvevSettings *config,
              gint64 timestamp, KvevEvent **events, guint n_events)
 {
   msgpack_packer pk;
@@ -553,7 +556,7 @@ ref_payload (msgpack_sbuffer *sbuf, const KvevConfig *config,
 }
 
 static void
-assert_matches_reference (const KvevConfig *config, gint64 timestamp,
+assert_matches_reference (const KvevSettings *config, gint64 timestamp,
                           KvevEvent **events, guint n_events)
 {
   msgpack_sbuffer sbuf;
@@ -578,7 +581,7 @@ test_free_null (void)
 static void
 test_envelope (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *event = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, "t",
                                 "k", NULL);
   Payload p;
@@ -610,7 +613,7 @@ test_dp_rank (void)
 
   for (r = 0; r < G_N_ELEMENTS (ranks); r++)
     {
-      KvevConfig *config = test_config_new (r % 2 == 0);
+      KvevSettings *config = test_config_new (r % 2 == 0);
       KvevEvent *events[3];
       Payload p;
       char *buf;
@@ -647,7 +650,7 @@ static void
 test_event_map (gconstpointer data)
 {
   const TypeCase *tc = data;
-  KvevConfig *config = test_config_new (tc->legacy);
+  KvevSettings *config = test_config_new (tc->legacy);
   KvevMedia medium = tc->type == KVEV_EVENT_CLEARED ? KVEV_MEDIA_NONE
                                                     : KVEV_MEDIA_DISK;
   KvevEvent *event = event_new (tc->type, medium, 42, "tenant-a",
@@ -682,7 +685,7 @@ test_map_sizes (void)
 
   for (c = 0; c < G_N_ELEMENTS (cases); c++)
     {
-      KvevConfig *config = test_config_new (cases[c].legacy);
+      KvevSettings *config = test_config_new (cases[c].legacy);
       KvevEvent *event = event_new (cases[c].type, cases[c].type
                                     == KVEV_EVENT_CLEARED ? KVEV_MEDIA_NONE
                                                           : KVEV_MEDIA_CPU,
@@ -704,7 +707,7 @@ test_map_sizes (void)
 static void
 test_nil_vs_absent (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *events[3];
   Payload p;
   char *buf;
@@ -749,7 +752,7 @@ test_nil_vs_absent (void)
 static void
 test_legacy_off_keys (void)
 {
-  KvevConfig *config = test_config_new (FALSE);
+  KvevSettings *config = test_config_new (FALSE);
   KvevEvent *event = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, NULL,
                                 "k", NULL);
   const msgpack_object *map;
@@ -776,7 +779,7 @@ test_block_size (void)
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     {
-      KvevConfig *config = test_config_new (TRUE);
+      KvevSettings *config = test_config_new (TRUE);
       KvevEvent *event = event_new (KVEV_EVENT_REMOVED, KVEV_MEDIA_CPU, 1,
                                     NULL, "k", NULL);
       const msgpack_object *map;
@@ -804,7 +807,7 @@ test_context_empty (void)
   /* Empty and unset are both "not configured". */
   for (variant = 0; variant < 2; variant++)
     {
-      KvevConfig *config = test_config_new (TRUE);
+      KvevSettings *config = test_config_new (TRUE);
       KvevEvent *event = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1,
                                     NULL, "k", NULL);
       const msgpack_object *map;
@@ -830,7 +833,7 @@ test_context_empty (void)
 static void
 test_context_set (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *event = event_new (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, 1, NULL,
                                 NULL, NULL);
   const msgpack_object *map;
@@ -856,7 +859,7 @@ test_context_set (void)
 static void
 test_tenant (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *events[4];
   Payload p;
   char *buf;
@@ -885,7 +888,7 @@ test_tenant (void)
 static void
 test_group (void)
 {
-  KvevConfig *config = test_config_new (FALSE);
+  KvevSettings *config = test_config_new (FALSE);
   KvevEvent *events[4];
   Payload p;
   char *buf;
@@ -914,7 +917,7 @@ test_group (void)
 static void
 test_medium (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *events[5];
   Payload p;
   char *buf;
@@ -953,7 +956,7 @@ test_timestamp (void)
 
   for (s = 0; s < G_N_ELEMENTS (stamps); s++)
     {
-      KvevConfig *config = test_config_new (s % 2 == 1);
+      KvevSettings *config = test_config_new (s % 2 == 1);
       KvevEvent *events[3];
       Payload p;
       char *buf;
@@ -987,7 +990,7 @@ test_event_id (void)
                                  G_GUINT64_CONSTANT (4294967295),
                                  G_GUINT64_CONSTANT (4294967296),
                                  G_MAXUINT64 };
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *events[G_N_ELEMENTS (ids)];
   Payload p;
   char *buf;
@@ -1016,7 +1019,7 @@ static void
 test_key_embedded_nul (void)
 {
   static const char key[] = "obj\0with\0nuls\0";
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *event = event_new_len (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1,
                                     NULL, 0, key, sizeof key - 1, NULL, 0);
   const msgpack_object *map;
@@ -1036,7 +1039,7 @@ static void
 test_non_utf8_key (void)
 {
   static const char key[] = "obj\xff\xfe-\xc3(";
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *event = event_new (KVEV_EVENT_REMOVED, KVEV_MEDIA_DISK, 1,
                                 "t\xc3\xa9nant", key, "grp");
   const msgpack_object *map;
@@ -1058,7 +1061,7 @@ static void
 test_non_utf8_tenant (void)
 {
   static const char tenant[] = "ten\x80nt";
-  KvevConfig *config = test_config_new (FALSE);
+  KvevSettings *config = test_config_new (FALSE);
   KvevEvent *events[2];
   Payload p;
   char *buf;
@@ -1086,7 +1089,7 @@ static void
 test_non_utf8_group (void)
 {
   static const char group[] = "\xc0\x80group";
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *event = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_DISK, 1, "t",
                                 "k", group);
   const msgpack_object *map;
@@ -1107,7 +1110,7 @@ test_non_utf8_group (void)
 static void
 test_large_key (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   char *key = g_malloc (KVEV_MAX_KEY_LEN);
   KvevEvent *events[2];
   Payload p;
@@ -1147,7 +1150,7 @@ test_large_key (void)
 static void
 test_batch_64 (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEvent *events[64];
   Payload p;
   char *buf;
@@ -1191,7 +1194,7 @@ test_batch_64 (void)
 static void
 test_reuse (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEncoder *encoder = kvev_encoder_new (config);
   char *big = g_strnfill (100000, 'x');
   KvevEvent *small = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, NULL,
@@ -1233,7 +1236,7 @@ static void
 test_reference_lengths (void)
 {
   static const gsize lens[] = { 1, 31, 32, 255, 256, 65535, 65536 };
-  KvevConfig *config = test_config_new (FALSE);
+  KvevSettings *config = test_config_new (FALSE);
   KvevEvent *events[3 * G_N_ELEMENTS (lens)];
   guint n = 0;
   guint i;
@@ -1275,7 +1278,7 @@ test_reference_bytes (void)
   for (legacy = 0; legacy < 2; legacy++)
     for (context = 0; context < 2; context++)
       {
-        KvevConfig *config = test_config_new (legacy);
+        KvevSettings *config = test_config_new (legacy);
         KvevEvent *events[7];
 
         if (context)
@@ -1314,7 +1317,7 @@ test_reference_bytes (void)
 static void
 test_reference_positions (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   gsize len;
 
   for (len = 1; len <= 40; len++)
@@ -1381,7 +1384,7 @@ test_reference_known (void)
     "\xa6" "medium" "\xc0"
     "\xa7" "dp_rank" "\x02"
     "\x02";
-  KvevConfig *config = test_config_new (FALSE);
+  KvevSettings *config = test_config_new (FALSE);
   KvevEvent *event = event_new (KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE, 9, NULL,
                                 NULL, NULL);
   char *buf;
@@ -1404,7 +1407,7 @@ test_reference_known (void)
 static void
 test_preconditions (void)
 {
-  KvevConfig *config = test_config_new (TRUE);
+  KvevSettings *config = test_config_new (TRUE);
   KvevEncoder *encoder = kvev_encoder_new (config);
   KvevEvent *event = event_new (KVEV_EVENT_STORED, KVEV_MEDIA_CPU, 1, NULL,
                                 "k", NULL);

@@ -32,7 +32,7 @@ assert_creation_fails (KvevFaultPoint point, const char *expected)
 static void
 test_socket_fails (void)
 {
-  assert_creation_fails (KVEV_FAULT_SOCKET, "PUB socket");
+  assert_creation_fails (KVEV_FAULT_SOCKET, "ZeroMQ socket");
 }
 
 static void
@@ -64,11 +64,11 @@ test_send_fails (void)
   first = test_sync (publisher, sub);
 
   kvev_fault_arm (KVEV_FAULT_SEND, 2);
-  kvev_queue_hold (publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), TRUE);
   kvev_publish_stored (publisher, "t", "a", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
   kvev_publish_stored (publisher, "t", "b", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
   kvev_publish_stored (publisher, "t", "c", -1, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
-  kvev_queue_hold (publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), FALSE);
   g_assert_true (kvev_publisher_flush (publisher, 10000));
   kvev_fault_arm (KVEV_FAULT_SEND, 0);
 

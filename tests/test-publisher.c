@@ -28,7 +28,7 @@ fixture_start (Fixture *fixture, KvevConfig *config)
   first = test_sync (fixture->publisher, fixture->sub);
   /* After the sync every probe and the end marker went one a message. */
   fixture->next_sequence = kvev_publisher_stat (fixture->publisher, KVEV_STAT_LAST_SEQUENCE) + 1;
-  fixture->next_event_id = kvev_queue_last_event_id (fixture->publisher->queue) + 1;
+  fixture->next_event_id = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture->publisher)) + 1;
 }
 
 static void
@@ -458,13 +458,13 @@ test_empty_key_is_keyless (void)
   guint64 last_id;
 
   fixture_start (&fixture, config);
-  last_id = kvev_queue_last_event_id (fixture.publisher->queue);
+  last_id = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher));
   kvev_publish_stored (fixture.publisher, "t", "", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_removed (fixture.publisher, "t", "ignored", 0, NULL, KVEV_MEDIA_DISK);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
                     ==, 2);
   /* Suppressed events never get an id. */
-  g_assert_cmpuint (kvev_queue_last_event_id (fixture.publisher->queue), ==, last_id);
+  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==, last_id);
   assert_no_message (&fixture);
   fixture_stop (&fixture);
 }
@@ -485,7 +485,7 @@ test_binary_keys (gconstpointer data)
   if (policy != NULL)
     test_config_set (config, "kv_events_non_utf8", policy);
   fixture_start (&fixture, config);
-  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), TRUE);
   kvev_publish_stored (fixture.publisher, "t", "before", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", nul_key, 3, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_CPU);
@@ -493,7 +493,7 @@ test_binary_keys (gconstpointer data)
   kvev_publish_stored (fixture.publisher, "t", "k", -1, "g\xc3", KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", "after", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_ALL);
-  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), FALSE);
   messages = receive_events (&fixture, 8);
 
   /* Valid UTF-8, NUL included, shares a message; each event with a
@@ -568,7 +568,7 @@ test_non_utf8_skip (void)
   kvev_publish_stored (fixture.publisher, "t", nul_key, 3, NULL, KVEV_MEDIA_CPU);
   first = receive_events (&fixture, 2);
 
-  last_id = kvev_queue_last_event_id (fixture.publisher->queue);
+  last_id = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher));
   kvev_publish_stored (fixture.publisher, "t", bad_key, 2, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t\x80", "k", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", "k", -1, "g\xc3", KVEV_MEDIA_CPU);
@@ -579,7 +579,7 @@ test_non_utf8_skip (void)
   /* Its cleared is skipped too, so the scope ends without one. */
   g_assert_false (kvev_clear_end (scope));
   /* None of them took an event id. */
-  g_assert_cmpuint (kvev_queue_last_event_id (fixture.publisher->queue), ==, last_id);
+  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==, last_id);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS),
                     ==, 8);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_CLEARED_SUPPRESSED), ==, 1);
@@ -610,7 +610,7 @@ test_non_utf8_skip (void)
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
                     ==, 0);
   json = kvev_publisher_stats_json (fixture.publisher);
-  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 8}"));
+  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 8,"));
   fixture_stop (&fixture);
 }
 
@@ -850,10 +850,10 @@ test_batch_limit (void)
   test_config_set (config, "kv_events_max_batch_events", "4");
   fixture_start (&fixture, config);
   batches = kvev_publisher_stat (fixture.publisher, KVEV_STAT_PUBLISHED_BATCHES);
-  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), TRUE);
   for (i = 0; i < 10; i++)
     kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU);
-  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), FALSE);
   messages = receive_events (&fixture, 10);
   g_assert_cmpuint (messages->len, ==, 3);
   g_assert_cmpuint (((TestMessage *) messages->pdata[0])->n_events, ==, 4);
@@ -872,13 +872,13 @@ publish_held_keys (Fixture *fixture, guint n, gsize key_len)
   g_autofree char *key = g_malloc (key_len);
   guint i;
 
-  kvev_queue_hold (fixture->publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture->publisher), TRUE);
   for (i = 0; i < n; i++)
     {
       memset (key, 'a' + (int) (i % 26), key_len);
       kvev_publish_stored (fixture->publisher, "t", key, (gssize) key_len, NULL, KVEV_MEDIA_CPU);
     }
-  kvev_queue_hold (fixture->publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture->publisher), FALSE);
   return receive_events (fixture, n);
 }
 
@@ -945,7 +945,7 @@ wait_for_consumer (KvevPublisher *publisher, KvevConsumerState state, KvevConsum
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   KvevConsumerState now;
 
-  while ((now = kvev_queue_consumer_state (publisher->queue)) != state)
+  while ((now = kvev_queue_consumer_state (kvev_publisher_get_queue (publisher))) != state)
     {
       if (now == past || g_get_monotonic_time () > deadline)
         return FALSE;
@@ -984,7 +984,7 @@ test_batch_wait (void)
       g_assert_cmpuint (i, <, 10);
     }
   napping_since = g_get_monotonic_time ();
-  rings = kvev_queue_rings (fixture.publisher->queue);
+  rings = kvev_queue_rings (kvev_publisher_get_queue (fixture.publisher));
   for (i = 0; i < 3; i++)
     kvev_publish_stored (fixture.publisher, "t", "gathered", -1, NULL, KVEV_MEDIA_CPU);
   /* Only time decides: a machine that stalls for half the wait may see
@@ -993,9 +993,9 @@ test_batch_wait (void)
   napped_throughout = g_get_monotonic_time () - napping_since < G_USEC_PER_SEC / 2;
   if (napped_throughout)
     {
-      g_assert_cmpint (kvev_queue_consumer_state (fixture.publisher->queue), ==,
+      g_assert_cmpint (kvev_queue_consumer_state (kvev_publisher_get_queue (fixture.publisher)), ==,
                        KVEV_CONSUMER_NAPPING);
-      g_assert_cmpuint (kvev_queue_rings (fixture.publisher->queue), ==, rings);
+      g_assert_cmpuint (kvev_queue_rings (kvev_publisher_get_queue (fixture.publisher)), ==, rings);
     }
 
   gathered = receive_events (&fixture, 3);
@@ -1024,9 +1024,9 @@ test_batch_wait_off (void)
   fixture_start (&fixture, config);
   g_assert_true (wait_for_consumer (fixture.publisher, KVEV_CONSUMER_SLEEPING,
                                     KVEV_CONSUMER_NAPPING));
-  rings = kvev_queue_rings (fixture.publisher->queue);
+  rings = kvev_queue_rings (kvev_publisher_get_queue (fixture.publisher));
   kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU);
-  g_assert_cmpuint (kvev_queue_rings (fixture.publisher->queue), ==, rings + 1);
+  g_assert_cmpuint (kvev_queue_rings (kvev_publisher_get_queue (fixture.publisher)), ==, rings + 1);
   messages = receive_events (&fixture, 1);
   fixture_stop (&fixture);
 }
@@ -1058,13 +1058,13 @@ test_drop_oldest (void)
   sequence_before = fixture.next_sequence;
   id_before = fixture.next_event_id;
 
-  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), TRUE);
   for (i = 0; i < 12; i++)
     kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_QUEUE_DEPTH), ==, 5);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_QUEUE_HIGH_WATER), ==, 5);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_DROPPED_EVENTS), ==, 7);
-  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), FALSE);
   assert_accounting (fixture.publisher);
 
   expected_id = id_before;
@@ -1165,13 +1165,13 @@ test_partial_drop (gconstpointer data)
 
   test_config_set (config, "kv_events_queue_capacity", drop->capacity);
   fixture_start (&fixture, config);
-  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), TRUE);
   drop->publish (fixture.publisher);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_QUEUE_DEPTH), ==,
                     g_strv_length ((char **) drop->kept));
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_DROPPED_EVENTS), ==,
                     drop->dropped);
-  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), FALSE);
   assert_accounting (fixture.publisher);
   expect_message (&fixture, fixture.next_sequence + drop->dropped, drop->kept);
   fixture_stop (&fixture);
@@ -1203,11 +1203,11 @@ test_whole_calls (gconstpointer data)
 
   test_config_set (config, "kv_events_max_batch_events", batch->max_batch_events);
   fixture_start (&fixture, config);
-  kvev_queue_hold (fixture.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), TRUE);
   kvev_publish_stored (fixture.publisher, "t", "a", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", "b", -1, NULL, KVEV_MEDIA_ALL);
   kvev_publish_stored (fixture.publisher, "t", "c", -1, NULL, KVEV_MEDIA_ALL);
-  kvev_queue_hold (fixture.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (fixture.publisher), FALSE);
   g_assert_true (kvev_publisher_flush (fixture.publisher, 10000));
   for (i = 0; i < G_N_ELEMENTS (batch->messages) && batch->messages[i][0] != NULL; i++)
     expect_message (&fixture, fixture.next_sequence, batch->messages[i]);
@@ -1383,8 +1383,11 @@ test_stats_json (void)
   g_assert_nonnull (strstr (json, "\"queue_depth\": 0"));
   g_assert_nonnull (strstr (json, "\"skipped_keyless_events\": 0"));
   g_assert_nonnull (strstr (json, "\"cleared_suppressed\": 0, "));
-  /* The newest statistic is the last. */
-  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 0}"));
+  g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 0, "));
+  /* The subscriber of the fixture, and no refusals; the newest statistic
+   * is the last. */
+  g_assert_nonnull (strstr (json, "\"subscriptions\": 1, "));
+  g_assert_nonnull (strstr (json, "\"refused_keys\": 0}"));
 
   disabled = kvev_publisher_new (disabled_config, &error);
   g_assert_no_error (error);

@@ -28,7 +28,7 @@ pop_described (KvevQueue *queue, guint max_events, guint64 *gaps)
   n = kvev_queue_pop (queue, calls, max_events, 0, gaps);
   for (i = 0; i < n; i++)
     {
-      m = kvev_call_events (calls[i], calls[i]->dropped, events);
+      m = kvev_call_events (calls[i], calls[i]->dropped, FALSE, events);
       for (j = 0; j < m; j++)
         g_string_append_printf (
             described, "%s%.*s/%s/%" G_GUINT64_FORMAT, described->len > 0 ? " " : "",
@@ -69,7 +69,7 @@ static void
 test_push (gconstpointer data)
 {
   const PushCase *push = data;
-  KvevQueue *queue = kvev_queue_new (push->capacity);
+  KvevQueue *queue = kvev_queue_new (push->capacity, NULL);
   guint64 enqueued = push->push_c ? 4 : 3;
   g_autofree char *popped = NULL;
   guint64 gaps = 99;
@@ -93,7 +93,7 @@ test_push (gconstpointer data)
 static void
 test_discard_cut_call (void)
 {
-  KvevQueue *queue = kvev_queue_new (3);
+  KvevQueue *queue = kvev_queue_new (3, NULL);
   g_autofree char *popped = NULL;
   guint64 gaps = 0;
 
@@ -115,7 +115,7 @@ test_discard_cut_call (void)
 static void
 test_pop_whole_calls (void)
 {
-  KvevQueue *queue = kvev_queue_new (0);
+  KvevQueue *queue = kvev_queue_new (0, NULL);
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
   g_autofree char *third = NULL;

@@ -401,20 +401,20 @@ test_wildcard_warning (void)
       security = kvev_security_load (config, NULL);
       g_assert_nonnull (security);
       g_test_expect_message ("kvevents", G_LOG_LEVEL_WARNING, "*listens on every interface*");
-      kvev_security_warn_if_exposed (config, security);
+      kvev_security_warn_if_exposed (wildcards[i], security);
       g_test_assert_expected_messages ();
       /* An allow-list is protection: no warning. */
       set (config, "kv_events_allowed_addresses", "10.0.0.0/8");
       listed = kvev_security_load (config, NULL);
       g_assert_nonnull (listed);
-      kvev_security_warn_if_exposed (config, listed);
+      kvev_security_warn_if_exposed (wildcards[i], listed);
     }
   for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
     {
       g_autoptr (KvevConfig) local = secure_config (single_addresses[i]);
       g_autoptr (KvevSecurity) security = g_new0 (KvevSecurity, 1);
 
-      kvev_security_warn_if_exposed (local, security);
+      kvev_security_warn_if_exposed (single_addresses[i], security);
     }
 }
 

@@ -213,7 +213,7 @@ test_stats_snapshots (void)
   test_config_set (config, "kv_events_queue_capacity", "64");
   flood.publisher = kvev_publisher_new (config, &error);
   g_assert_no_error (error);
-  kvev_queue_hold (flood.publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (flood.publisher), TRUE);
   thread = g_thread_new ("flood", flood_main, &flood);
   deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   for (i = 0; i < 500 || kvev_publisher_stat (flood.publisher, KVEV_STAT_DROPPED_EVENTS) == 0;
@@ -223,7 +223,7 @@ test_stats_snapshots (void)
       if (g_get_monotonic_time () > deadline)
         g_error ("the held queue of 64 dropped nothing in 60 s");
     }
-  kvev_queue_hold (flood.publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (flood.publisher), FALSE);
   /* Half a second of snapshots: a slow sanitizer build takes fewer. */
   deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
   for (i = 0; i < 1000 || g_get_monotonic_time () < deadline; i++)
@@ -260,7 +260,7 @@ test_conservation (void)
   first = test_sync (publisher, reader.sub);
   base_published = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS);
   base_dropped = kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS);
-  base_id = kvev_queue_last_event_id (publisher->queue);
+  base_id = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher));
   reader.next_sequence = kvev_publisher_stat (publisher, KVEV_STAT_LAST_SEQUENCE) + 1;
   reader.next_event_id = base_id + 1;
 
@@ -270,7 +270,7 @@ test_conservation (void)
   /* The queue overflows while the worker is held, whatever the machine's
    * speed: a worker that keeps up (under valgrind) would leave the drop
    * path untested. */
-  kvev_queue_hold (publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), TRUE);
   for (i = 0; i < N_PRODUCERS; i++)
     {
       producers[i] = (Producer){ publisher, i + 1 };
@@ -285,7 +285,7 @@ test_conservation (void)
        * worker rather than the hold. */
       g_thread_yield ();
     }
-  kvev_queue_hold (publisher->queue, FALSE);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), FALSE);
   /* Flushes racing with the producers must neither hang nor lose. */
   for (i = 0; i < 20; i++)
     {
@@ -324,7 +324,7 @@ test_conservation (void)
   g_assert_cmpuint (reader.mismatched_gaps, ==, 0);
   g_assert_cmpuint (reader.id_holes, ==, dropped);
   g_assert_cmpuint (reader.sequence_gaps, ==, dropped);
-  g_assert_cmpuint (reader.next_event_id - 1, ==, kvev_queue_last_event_id (publisher->queue));
+  g_assert_cmpuint (reader.next_event_id - 1, ==, kvev_queue_last_event_id (kvev_publisher_get_queue (publisher)));
   /* The held queue overflowed, or the test proves nothing. */
   g_assert_cmpuint (dropped, >, 0);
   test_sub_free (reader.sub);

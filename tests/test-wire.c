@@ -94,7 +94,7 @@ align (KvevPublisher *publisher, TestSub *sub)
 {
   guint64 last;
 
-  while ((last = kvev_queue_last_event_id (publisher->queue)) < FIRST_EVENT_ID - 1)
+  while ((last = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher))) < FIRST_EVENT_ID - 1)
     kvev_publish_cleared (publisher, "kvev-test-filler");
   g_assert_cmpuint (last, ==, FIRST_EVENT_ID - 1);
   g_assert_true (kvev_publisher_flush (publisher, 10000));
@@ -137,14 +137,14 @@ record (KvevConfig *config, Scenario scenario)
   sub = test_sub_new (kvev_publisher_get_endpoint (publisher));
   first = test_sync (publisher, sub);
   base = align (publisher, sub);
-  expected = kvev_queue_last_event_id (publisher->queue);
+  expected = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher));
 
   /* One pop takes the whole scenario: the batching does not depend on how
    * fast the worker runs. */
-  kvev_queue_hold (publisher->queue, TRUE);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), TRUE);
   scenario (publisher);
-  expected = kvev_queue_last_event_id (publisher->queue) - expected;
-  kvev_queue_hold (publisher->queue, FALSE);
+  expected = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher)) - expected;
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), FALSE);
   g_assert_true (kvev_publisher_flush (publisher, 10000));
 
   while (expected > 0)

@@ -9,6 +9,7 @@
 
 #include "publisher-private.h"
 #include "encode.h"
+#include "settings.h"
 
 #include "bench.h"
 
@@ -16,24 +17,37 @@ G_STATIC_ASSERT ((int) BENCH_EVENT_STORED == (int) KVEV_EVENT_STORED);
 G_STATIC_ASSERT ((int) BENCH_EVENT_REMOVED == (int) KVEV_EVENT_REMOVED);
 G_STATIC_ASSERT ((int) BENCH_EVENT_CLEARED == (int) KVEV_EVENT_CLEARED);
 
+/* The encoder runs on a publisher's settings; the benchmark's
+ * configurations always validate. */
+static KvevSettings *
+settings_of (const KvevConfig *config)
+{
+  g_autoptr (GError) error = NULL;
+  KvevSettings *settings = kvev_settings_new (config, &error);
+
+  g_assert_no_error (error);
+  return settings;
+}
+
 void
 bench_publisher_hold (KvevPublisher *publisher, gboolean hold)
 {
-  g_return_if_fail (publisher != NULL && publisher->queue != NULL);
+  g_return_if_fail (publisher != NULL && kvev_publisher_is_enabled (publisher));
 
-  kvev_queue_hold (publisher->queue, hold);
+  kvev_queue_hold (kvev_publisher_get_queue (publisher), hold);
 }
 
 guint64
 bench_publisher_queue_depth (KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL && publisher->queue != NULL, 0);
+  g_return_val_if_fail (publisher != NULL && kvev_publisher_is_enabled (publisher), 0);
 
-  return kvev_queue_depth (publisher->queue);
+  return kvev_queue_depth (kvev_publisher_get_queue (publisher));
 }
 
 struct _BenchBatch
 {
+  KvevSettings *settings;
   KvevEncoder *encoder;
   KvevCall **calls;
   KvevEvent *events;
@@ -46,7 +60,8 @@ bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_
   BenchBatch *batch = g_new0 (BenchBatch, 1);
   guint i;
 
-  batch->encoder = kvev_encoder_new (config);
+  batch->settings = settings_of (config);
+  batch->encoder = kvev_encoder_new (batch->settings);
   batch->calls = g_new0 (KvevCall *, n_events);
   batch->events = g_new0 (KvevEvent, n_events);
   batch->n_events = n_events;
@@ -64,7 +79,7 @@ bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_
             spec->type == BENCH_EVENT_STORED ? spec->medium : KVEV_MEDIA_NONE, spec->tenant,
             spec->tenant_len, spec->key, spec->key_len, spec->group, spec->group_len);
       call->first_event_id = spec->event_id;
-      kvev_call_events (call, 0, &batch->events[i]);
+      kvev_call_events (call, 0, !kvev_call_is_utf8 (call), &batch->events[i]);
       batch->calls[i] = call;
     }
   return batch;
@@ -88,16 +103,18 @@ bench_batch_free (BenchBatch *batch)
   g_free (batch->calls);
   g_free (batch->events);
   kvev_encoder_free (batch->encoder);
+  kvev_settings_free (batch->settings);
   g_free (batch);
 }
 
 double
 bench_encoder_new_ns (const KvevConfig *config, guint iterations)
 {
+  g_autoptr (KvevSettings) settings = settings_of (config);
   gint64 start = bench_now_ns ();
   guint i;
 
   for (i = 0; i < iterations; i++)
-    kvev_encoder_free (kvev_encoder_new (config));
+    kvev_encoder_free (kvev_encoder_new (settings));
   return (double) (bench_now_ns () - start) / MAX (iterations, 1);
 }

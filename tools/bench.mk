@@ -18,8 +18,8 @@ endif
 	%reldir%/bench-net.c \
 	%reldir%/bench-memory.c
 %canon_reldir%_kvevents_bench_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) \
-	-DG_LOG_DOMAIN=\"kvevents-bench\"
-%canon_reldir%_kvevents_bench_LDADD = libkvevents/libkvevents-internal.la \
+	-DG_LOG_DOMAIN=\"kvevents-bench\" -DKVEV_TESTING
+%canon_reldir%_kvevents_bench_LDADD = libkvevents/libkvevents-testing.la \
 	$(ZMQ_LIBS) $(MSGPACK_LIBS) $(GLIB_LIBS) $(LIBINTL) -lm
 
 EXTRA_DIST += %reldir%/kvevents-bench.1 tests/test-bench.sh

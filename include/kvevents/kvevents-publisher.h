@@ -18,8 +18,9 @@ G_BEGIN_DECLS
  * KvevPublisher:
  *
  * An opaque event publisher: one bounded queue, one worker thread and one
- * ZeroMQ PUB socket.  The event calls are thread-safe and never wait on
- * the network; the worker alone touches the socket.
+ * ZeroMQ socket that subscribers connect to (an XPUB socket: the wire of a
+ * PUB socket, and it sees subscriptions).  The event calls are thread-safe
+ * and never wait on the network; the worker alone touches the socket.
  */
 typedef struct _KvevPublisher KvevPublisher;
 
@@ -291,6 +292,17 @@ KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
  * @KVEV_STAT_SKIPPED_NON_UTF8_EVENTS: events not published because
  *   kv_events_non_utf8 is skip and their key, tenant or group is not
  *   UTF-8.
+ * @KVEV_STAT_SUBSCRIPTIONS: subscriptions present now that can receive
+ *   events (to the topic, or to a prefix of it); a subscriber usually has
+ *   one.  Since 1.1.
+ * @KVEV_STAT_SUBSCRIBE_MESSAGES: subscribe messages received, any prefix.
+ *   Since 1.1.
+ * @KVEV_STAT_UNSUBSCRIBE_MESSAGES: unsubscriptions, a subscriber that
+ *   leaves counting for each of its subscriptions.  Since 1.1.
+ * @KVEV_STAT_REFUSED_ADDRESSES: connections refused because their address
+ *   is not in kv_events_allowed_addresses.  Since 1.1.
+ * @KVEV_STAT_REFUSED_KEYS: CURVE subscribers refused because their key is
+ *   not in kv_events_curve_allowed_clients_file.  Since 1.1.
  *
  * Statistics.  Values are ABI: new ones are only ever appended.
  */
@@ -314,6 +326,11 @@ typedef enum
   KVEV_STAT_SKIPPED_OTHER = 15,
   KVEV_STAT_CLEARED_SUPPRESSED = 16,
   KVEV_STAT_SKIPPED_NON_UTF8_EVENTS = 17,
+  KVEV_STAT_SUBSCRIPTIONS = 18,
+  KVEV_STAT_SUBSCRIBE_MESSAGES = 19,
+  KVEV_STAT_UNSUBSCRIBE_MESSAGES = 20,
+  KVEV_STAT_REFUSED_ADDRESSES = 21,
+  KVEV_STAT_REFUSED_KEYS = 22,
 } KvevStat;
 
 /**
@@ -327,6 +344,25 @@ typedef enum
  */
 KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
                                       KvevStat stat);
+
+/**
+ * kvev_publisher_wait_subscribers:
+ * @publisher: a publisher.
+ * @n: how many subscriptions to wait for.
+ * @timeout_ms: the longest wait in milliseconds; negative: no limit.
+ *
+ * Waits until at least @n subscriptions that can receive events are
+ * present (%KVEV_STAT_SUBSCRIPTIONS).  A subscriber connected to a
+ * ZeroMQ publisher receives nothing sent before its subscription arrived;
+ * once this returns %TRUE, the next message reaches those subscribers.
+ * Event calls from other threads go on meanwhile and never wait for it.
+ *
+ * Returns: %TRUE once they are present; %FALSE after @timeout_ms, or at
+ *   once for a disabled publisher when @n is not 0.
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API gboolean kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n,
+                                                   gint64 timeout_ms);
 
 /**
  * kvev_publisher_stats_json:

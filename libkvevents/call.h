@@ -1,10 +1,10 @@
-/* event.h: one publish call's events, as the hot path queues them, and the
+/* call.h: one publish call's events, as the hot path queues them, and the
  * one-event view the encoder reads.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifndef KVEVENTS_EVENT_H
-#define KVEVENTS_EVENT_H
+#ifndef KVEVENTS_CALL_H
+#define KVEVENTS_CALL_H
 
 #include "kvevents-private.h"
 
@@ -58,6 +58,10 @@ typedef struct
   guint64 event_id;
   guint8 type;   /* KvevEventType */
   guint8 medium; /* one KvevMedia bit; KVEV_MEDIA_NONE for cleared */
+  /* Some string of the call is not UTF-8 (kvev_call_is_utf8(), asked
+   * once per call): the encoder then looks at each string, and sends as
+   * bin those that are not. */
+  guint8 not_utf8;
 } KvevEvent;
 
 static inline const char *
@@ -95,9 +99,18 @@ kvev_call_is_cleared (const KvevCall *call)
 }
 
 /* Writes the call's events from the index-th on into events, in order;
- * returns how many. */
-guint kvev_call_events (const KvevCall *call, guint index, KvevEvent *events);
+ * returns how many.  Their not_utf8 is not_utf8. */
+guint kvev_call_events (const KvevCall *call, guint index, gboolean not_utf8,
+                        KvevEvent *events);
+
+/* How many tiers, and so keyed events of one kind, media names. */
+guint kvev_media_count (KvevMedia media);
+
+/* Whether every string of the call is valid UTF-8 (embedded NULs
+ * allowed).  Each event of a call that is not travels in a message of its
+ * own, with those strings as msgpack bin. */
+gboolean kvev_call_is_utf8 (const KvevCall *call);
 
 G_END_DECLS
 
-#endif /* KVEVENTS_EVENT_H */
+#endif /* KVEVENTS_CALL_H */

@@ -1,0 +1,260 @@
+/* worker.c: the publisher's thread; see worker.h.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "worker.h"
+
+#include "counter.h"
+#include "encode.h"
+#include "fault.h"
+
+struct _KvevWorker
+{
+  const KvevSettings *settings;
+  KvevQueue *queue;
+  KvevTransport *transport;
+  KvevEncoder *encoder;
+  GThread *thread;
+  guint64 next_sequence;
+
+  /* Written by the thread for every message, read by anyone. */
+  KvevWorkerCounts counts;
+
+  /* Flushes wait on the thread's progress. */
+  GMutex progress_lock;
+  GCond progress_cond;
+  guint64 retired_event_id; /* every id <= this was sent or dropped */
+  guint retire_waiters;
+};
+
+/* Encodes and sends events[0..n) as one message, consuming one sequence
+ * number whether or not it goes out. */
+static void
+publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
+{
+  KvevWorkerCounts *counts = &worker->counts;
+  guint64 sequence = worker->next_sequence++;
+  gsize payload_len;
+  char *payload;
+
+  payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
+  if (kvev_transport_send (worker->transport, sequence, payload, payload_len))
+    {
+      kvev_counter_set_release (&counts->published_events, counts->published_events + n);
+      kvev_counter_set (&counts->published_batches, counts->published_batches + 1);
+    }
+  else
+    {
+      kvev_counter_set (&counts->send_failures, counts->send_failures + 1);
+      kvev_counter_set_release (&counts->send_failed_events, counts->send_failed_events + n);
+    }
+  kvev_counter_set (&counts->last_sequence, sequence);
+}
+
+/* Sends events[0..n) in messages of at most max_batch_events events,
+ * each within the message limit: ZeroMQ holds up to send_hwm messages
+ * for a subscriber that stops reading, and only their size bounds that
+ * memory.  An event over the limit alone still goes, in a message of its
+ * own. */
+static void
+publish_events (KvevWorker *worker, const KvevEvent *events, guint n)
+{
+  const KvevSettings *settings = worker->settings;
+  gsize overhead = kvev_encode_batch_bound (worker->encoder);
+
+  while (n > 0)
+    {
+      guint batch = 1;
+      gsize bytes = overhead + kvev_encode_event_bound (worker->encoder, &events[0]);
+
+      while (batch < n && batch < settings->max_batch_events)
+        {
+          bytes += kvev_encode_event_bound (worker->encoder, &events[batch]);
+          if (bytes > settings->message_limit)
+            break;
+          batch++;
+        }
+      publish_batch (worker, events, batch);
+      events += batch;
+      n -= batch;
+    }
+}
+
+/* Sends the events of the popped calls in order, keeping every event whose
+ * strings are not UTF-8 in a message of its own: strict readers reject a
+ * whole payload over one bin string, and should lose only that event.
+ * Under kv_events_non_utf8 skip the event calls kept such calls out. */
+static void
+publish_calls (KvevWorker *worker, KvevCall *const *calls, guint n_calls, KvevEvent *events)
+{
+  gboolean check = worker->settings->non_utf8 != KVEV_NON_UTF8_SKIP;
+  guint n = 0, i, j, m;
+
+  for (i = 0; i < n_calls; i++)
+    {
+      if (!check || kvev_call_is_utf8 (calls[i]))
+        {
+          n += kvev_call_events (calls[i], calls[i]->dropped, FALSE, events + n);
+          continue;
+        }
+      publish_events (worker, events, n);
+      n = 0;
+      m = kvev_call_events (calls[i], calls[i]->dropped, TRUE, events);
+      for (j = 0; j < m; j++)
+        publish_batch (worker, events + j, 1);
+    }
+  publish_events (worker, events, n);
+}
+
+static void
+retire (KvevWorker *worker, guint64 last_event_id)
+{
+  g_mutex_lock (&worker->progress_lock);
+  if (last_event_id > worker->retired_event_id)
+    worker->retired_event_id = last_event_id;
+  if (worker->retire_waiters > 0)
+    g_cond_broadcast (&worker->progress_cond);
+  g_mutex_unlock (&worker->progress_lock);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  KvevWorker *worker = data;
+  const KvevSettings *settings = worker->settings;
+  g_autofree KvevCall **calls = g_new (KvevCall *, settings->max_batch_events);
+  /* A pop stays within max_batch_events events, except for a first call
+   * that alone has more. */
+  g_autofree KvevEvent *events
+      = g_new (KvevEvent, MAX (settings->max_batch_events, KVEV_MAX_EVENTS_PER_CALL));
+  guint64 reserved_gaps;
+  guint n, i;
+
+  while ((n = kvev_queue_pop (worker->queue, calls, settings->max_batch_events,
+                              settings->batch_wait_us, &reserved_gaps))
+         > 0)
+    {
+      const KvevCall *last = calls[n - 1];
+
+      /* Events the full queue dropped were older than these: the gap goes
+       * right before them, where a subscriber can see it. */
+      worker->next_sequence += reserved_gaps;
+      publish_calls (worker, calls, n, events);
+      retire (worker, last->first_event_id + last->n_events - 1);
+      for (i = 0; i < n; i++)
+        g_free (calls[i]);
+      /* A worker that never runs out of events never sleeps, where it
+       * would otherwise hear of subscriptions. */
+      kvev_transport_take_in (worker->transport);
+    }
+  return NULL;
+}
+
+static void
+worker_free (KvevWorker *worker, int linger_ms)
+{
+  kvev_transport_free (worker->transport, linger_ms);
+  if (worker->encoder != NULL)
+    kvev_encoder_free (worker->encoder);
+  g_mutex_clear (&worker->progress_lock);
+  g_cond_clear (&worker->progress_cond);
+  g_free (worker);
+}
+
+KvevWorker *
+kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **error)
+{
+  KvevWorker *worker = g_new0 (KvevWorker, 1);
+  GError *thread_error = NULL;
+
+  worker->settings = settings;
+  worker->queue = queue;
+  g_mutex_init (&worker->progress_lock);
+  g_cond_init (&worker->progress_cond);
+  worker->transport = kvev_transport_new (settings, error);
+  if (worker->transport == NULL)
+    {
+      worker_free (worker, 0);
+      return NULL;
+    }
+  worker->encoder = kvev_encoder_new (settings);
+  /* The thread sleeps on the queue's bell and on the socket at once, so
+   * that it takes subscriptions in while no event comes. */
+  kvev_queue_set_sleep (queue, kvev_transport_sleep, worker->transport);
+  if (KVEV_FAULT (KVEV_FAULT_THREAD))
+    g_set_error_literal (&thread_error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
+                         "Resource temporarily unavailable");
+  else
+    worker->thread = kvev_thread_try_new ("kvev-publisher", worker_main, worker, &thread_error);
+  if (worker->thread == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
+                   _("Cannot start the publisher thread: %s"), thread_error->message);
+      g_error_free (thread_error);
+      kvev_queue_set_sleep (queue, NULL, NULL);
+      worker_free (worker, 0);
+      return NULL;
+    }
+  return worker;
+}
+
+const char *
+kvev_worker_get_endpoint (const KvevWorker *worker)
+{
+  return kvev_transport_get_endpoint (worker->transport);
+}
+
+gboolean
+kvev_worker_wait_retired (KvevWorker *worker, guint64 event_id, gint64 deadline)
+{
+  gboolean done;
+
+  g_mutex_lock (&worker->progress_lock);
+  worker->retire_waiters++;
+  while (worker->retired_event_id < event_id)
+    {
+      if (deadline < 0)
+        g_cond_wait (&worker->progress_cond, &worker->progress_lock);
+      else if (!g_cond_wait_until (&worker->progress_cond, &worker->progress_lock, deadline))
+        break;
+    }
+  done = worker->retired_event_id >= event_id;
+  worker->retire_waiters--;
+  g_mutex_unlock (&worker->progress_lock);
+  return done;
+}
+
+void
+kvev_worker_counts (const KvevWorker *worker, KvevWorkerCounts *counts)
+{
+  const KvevWorkerCounts *own = &worker->counts;
+
+  counts->published_events = kvev_counter_get_acquire (&own->published_events);
+  counts->send_failed_events = kvev_counter_get_acquire (&own->send_failed_events);
+  counts->published_batches = kvev_counter_get (&own->published_batches);
+  counts->send_failures = kvev_counter_get (&own->send_failures);
+  counts->last_sequence = kvev_counter_get (&own->last_sequence);
+}
+
+void
+kvev_worker_peer_counts (const KvevWorker *worker, KvevPeerCounts *counts)
+{
+  kvev_transport_counts (worker->transport, counts);
+}
+
+gboolean
+kvev_worker_wait_subscriptions (KvevWorker *worker, guint64 n, gint64 deadline)
+{
+  return kvev_transport_wait_subscriptions (worker->transport, n, deadline);
+}
+
+void
+kvev_worker_stop (KvevWorker *worker, gint64 deadline)
+{
+  gint64 remaining_ms;
+
+  g_thread_join (worker->thread);
+  /* What ZeroMQ still holds may reach connected subscribers until the
+   * close deadline, and no longer: the free must return on time. */
+  remaining_ms = (deadline - g_get_monotonic_time ()) / 1000;
+  worker_free (worker, (int) CLAMP (remaining_ms, 0, G_MAXINT));
+}
