@@ -6,6 +6,7 @@
  *   stats      print the statistics as JSON
  *   bulk N LEN publish N stored events with keys of LEN bytes, flushing
  *              every 64, so the queue itself never holds much
+ *   wait N MS  wait up to MS ms for N subscriptions; "timeout" if not
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <kvevents/kvevents.h>
@@ -60,7 +61,7 @@ main (int argc, char **argv)
   g_autoptr (KvevPublisher) publisher = NULL;
   g_autoptr (GError) error = NULL;
   char line[256];
-  unsigned count, key_len;
+  unsigned count, key_len; /* or, for wait, the timeout */
   int i;
 
   for (i = 1; i < argc; i++)
@@ -90,6 +91,15 @@ main (int argc, char **argv)
         scenario (publisher);
       else if (sscanf (line, "bulk %u %u", &count, &key_len) == 2 && key_len > 0)
         bulk (publisher, count, key_len);
+      else if (sscanf (line, "wait %u %u", &count, &key_len) == 2)
+        {
+          if (!kvev_publisher_wait_subscribers (publisher, count, key_len))
+            {
+              printf ("timeout\n");
+              fflush (stdout);
+              continue;
+            }
+        }
       else if (strcmp (line, "stats") == 0)
         {
           g_autofree char *json = kvev_publisher_stats_json (publisher);
