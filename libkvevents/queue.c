@@ -13,10 +13,14 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+/* ppoll() */
+#define _GNU_SOURCE 1
+
 #include "queue.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -159,18 +163,20 @@ void
 kvev_queue_wait_fd (int fd, gint64 end_time)
 {
   struct pollfd item = { fd, POLLIN, 0 };
-  int timeout_ms = -1;
+  struct timespec timeout;
 
-  if (end_time != 0)
+  if (end_time == 0)
     {
-      gint64 remaining_us = end_time - g_get_monotonic_time ();
-
-      if (remaining_us <= 0)
-        return;
-      /* Rounded up: a nap of 50 us must not become a busy loop. */
-      timeout_ms = (int) MIN ((remaining_us + 999) / 1000, G_MAXINT);
+      ppoll (&item, 1, NULL, NULL);
+      return;
     }
-  poll (&item, 1, timeout_ms);
+  end_time -= g_get_monotonic_time ();
+  if (end_time <= 0)
+    return;
+  /* To the microsecond: a nap is tens of them. */
+  timeout.tv_sec = (time_t) (end_time / G_USEC_PER_SEC);
+  timeout.tv_nsec = (long) (end_time % G_USEC_PER_SEC) * 1000;
+  ppoll (&item, 1, &timeout, NULL);
 }
 
 /* Until rung, or, when end_time is not 0, until that monotonic time; a

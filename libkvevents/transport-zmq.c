@@ -11,6 +11,7 @@
 #include "counter.h"
 #include "endpoint.h"
 #include "fault.h"
+#include "queue.h"
 #include "zap.h"
 
 #include <arpa/inet.h>
@@ -279,18 +280,16 @@ kvev_transport_sleep (gpointer data, int bell_fd, gint64 end_time)
     { transport->socket, 0, ZMQ_POLLIN, 0 },
     { transport->monitor, 0, ZMQ_POLLIN, 0 },
   };
-  long timeout_ms = -1;
 
+  /* A nap between batches lasts microseconds, which zmq_poll() cannot
+   * time, and the worker takes subscriptions in between batches anyway:
+   * only a sleep until the next event also waits on the peers. */
   if (end_time != 0)
     {
-      gint64 remaining_us = end_time - g_get_monotonic_time ();
-
-      if (remaining_us <= 0)
-        return;
-      /* Rounded up: a nap of 50 us must not become a busy loop. */
-      timeout_ms = (long) MIN ((remaining_us + 999) / 1000, G_MAXINT);
+      kvev_queue_wait_fd (bell_fd, end_time);
+      return;
     }
-  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, timeout_ms) > 0
+  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, -1) > 0
       && (items[1].revents != 0 || items[2].revents != 0))
     take_in (transport);
 }
