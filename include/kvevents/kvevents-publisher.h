@@ -32,7 +32,7 @@ typedef struct _KvevPublisher KvevPublisher;
  * Creates a publisher.  When @config has enable_kv_events false, or the
  * library was built --without-zmq, the publisher is disabled: every event
  * call on it is a no-op and every statistic is 0, so the master's code
- * runs unchanged.  Otherwise the PUB socket is bound and the worker
+ * runs unchanged.  Otherwise the socket is bound and the worker
  * started before this returns.
  *
  * Returns: (transfer full) (nullable): a publisher, to free with

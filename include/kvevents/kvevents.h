@@ -1,5 +1,5 @@
 /* libkvevents: publish KV-cache availability events (stored, removed,
- * cleared) as RFC #1527 msgpack maps on a ZeroMQ PUB socket.
+ * cleared) as RFC #1527 msgpack maps on a ZeroMQ socket.
  *
  * Include only this header.
  * SPDX-License-Identifier: Apache-2.0
