@@ -22,6 +22,10 @@ kvev_library_sources = \
 	%reldir%/queue.c \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
+	%reldir%/resources.h \
+	%reldir%/resources.c \
+	%reldir%/fork.h \
+	%reldir%/fork.c \
 	%reldir%/events.c \
 	%reldir%/thread.c \
 	%reldir%/security.h \

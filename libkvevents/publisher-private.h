@@ -21,7 +21,13 @@ struct _KvevPublisher
   KvevQueue *queue;
   KvevTransport *transport;
   char *endpoint;
-  gint accepting; /* atomic: 0 once kvev_publisher_free() began */
+  gint accepting; /* atomic: 0 once kvev_publisher_free() began, or inherited */
+  /* TRUE in a process forked from the one that created the publisher,
+   * set there by fork.c's child handler before anything else runs. */
+  gboolean inherited;
+  /* fork.c's registry of running publishers, under its lock. */
+  KvevPublisher *fork_prev;
+  KvevPublisher *fork_next;
 
   /* Flush waits on the worker's progress. */
   GMutex progress_lock;

@@ -2,8 +2,11 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "publisher-private.h"
+#include "fork.h"
+#include "resources.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 KvevPublisher *
 kvev_publisher_new (const KvevConfig *config, GError **error)
@@ -33,12 +36,17 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
       return g_steal_pointer (&publisher);
     }
 
+  if (!kvev_fork_watch (error) || !kvev_resources_check (config, error))
+    return NULL;
   publisher->queue = kvev_queue_new (config->queue_capacity);
   publisher->transport = kvev_transport_start (publisher, &publisher->endpoint, error);
   if (publisher->transport == NULL)
     return NULL;
   publisher->enabled = TRUE;
   g_atomic_int_set (&publisher->accepting, 1);
+  /* A child forked before this cannot hold the pointer: the thread that
+   * would return it is not in the child. */
+  kvev_fork_track (publisher);
   return g_steal_pointer (&publisher);
 }
 
@@ -47,7 +55,7 @@ kvev_publisher_is_enabled (const KvevPublisher *publisher)
 {
   g_return_val_if_fail (publisher != NULL, FALSE);
 
-  return publisher->enabled;
+  return publisher->enabled && !publisher->inherited;
 }
 
 const char *
@@ -100,7 +108,9 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 
   g_return_val_if_fail (publisher != NULL, FALSE);
 
-  if (!publisher->enabled)
+  /* An inherited copy accepts nothing, so nothing of the child's waits;
+   * what the parent queued is the parent's publisher's to send. */
+  if (!publisher->enabled || publisher->inherited)
     return TRUE;
   if (timeout_ms >= 0)
     deadline = g_get_monotonic_time () + MIN (timeout_ms, G_MAXINT64 / 1000 / 2) * 1000;
@@ -113,6 +123,12 @@ void
 kvev_publisher_free (KvevPublisher *publisher)
 {
   if (publisher == NULL)
+    return;
+  /* Its queue, locks and transport are as the parent's threads left them
+   * at the fork, maybe in the middle of an operation: nothing of it can
+   * be freed, stopped or waited for.  It stays allocated, reachable from
+   * fork.c's registry. */
+  if (publisher->inherited)
     return;
 
   if (publisher->enabled)
@@ -135,6 +151,9 @@ kvev_publisher_free (KvevPublisher *publisher)
         }
       kvev_queue_stop (publisher->queue);
       kvev_transport_stop (publisher->transport, deadline);
+      /* Only now: a child forked while this ran gets an inherited copy,
+       * which its own free leaves alone. */
+      kvev_fork_untrack (publisher);
     }
 
   kvev_queue_free (publisher->queue);
@@ -152,7 +171,7 @@ kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
 
   g_return_val_if_fail (publisher != NULL, 0);
 
-  if (!publisher->enabled)
+  if (!kvev_publisher_is_enabled (publisher))
     return 0;
   queue = publisher->queue;
   switch (stat)
@@ -218,18 +237,23 @@ char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
   guint64 values[G_N_ELEMENTS (stat_names)];
-  GString *json;
+  gsize size = sizeof "{\"enabled\": false}", len;
+  gboolean enabled;
+  char *json;
   guint i;
 
   g_return_val_if_fail (publisher != NULL, NULL);
 
+  /* An inherited copy is reported as a disabled publisher, without its
+   * queue's lock, which a parent's thread may have held at the fork. */
+  enabled = kvev_publisher_is_enabled (publisher);
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
     values[i] = kvev_publisher_stat (publisher, (KvevStat) i);
   /* Read one by one, enqueued would be older than the rest, and a status
    * page could show more events dropped than ever enqueued.  The worker's
    * counters come first, then the queue's at one moment: enqueued then
    * covers every event counted published, dropped or still queued. */
-  if (publisher->enabled)
+  if (enabled)
     {
       guint64 published = kvev_counter_get_acquire (&publisher->published_events);
       guint64 send_failed = kvev_counter_get_acquire (&publisher->send_failed_events);
@@ -243,10 +267,18 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
       values[KVEV_STAT_QUEUE_HIGH_WATER] = counts.high_water;
     }
 
-  json = g_string_new ("{\"enabled\": ");
-  g_string_append (json, publisher->enabled ? "true" : "false");
+  /* malloc alone, which glibc keeps usable after a fork, and no GString:
+   * GLib's slice allocator under it (before GLib 2.76) takes a lock of its
+   * own, which a parent's thread may have held at the fork. */
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    g_string_append_printf (json, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i], values[i]);
-  g_string_append_c (json, '}');
-  return g_string_free (json, FALSE);
+    size += strlen (", \"\": ") + strlen (stat_names[i]) + strlen ("18446744073709551615");
+  json = g_malloc (size);
+  len = g_snprintf (json, size, "{\"enabled\": %s", enabled ? "true" : "false");
+  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
+    len += g_snprintf (json + len, size - len, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i],
+                       values[i]);
+  g_assert (len + 1 < size);
+  json[len++] = '}';
+  json[len] = '\0';
+  return json;
 }
