@@ -16,6 +16,10 @@
 #include <kvevents/kvevents.h>
 #undef KVEVENTS_COMPILATION
 
+#ifdef G_OS_UNIX
+#include <signal.h>
+#endif
+
 G_BEGIN_DECLS
 
 /* Messages a person reads go through the library's own domain; the
@@ -27,6 +31,12 @@ const char *kvev_gettext (const char *msgid) G_GNUC_FORMAT (1);
 /* g_thread_try_new() for the library's own threads: see thread.c. */
 GThread *kvev_thread_try_new (const char *name, GThreadFunc func, gpointer data,
                               GError **error);
+#ifdef G_OS_UNIX
+/* Blocks what kvev_thread_try_new() blocks in the calling thread, so the
+ * threads it then creates start with it; pthread_sigmask (SIG_SETMASK,
+ * saved, NULL) restores the mask. */
+void kvev_thread_block_signals (sigset_t *saved);
+#endif
 
 /* Keys longer than this are refused: a Store key is a name, not a value. */
 #define KVEV_MAX_KEY_LEN (1024 * 1024)

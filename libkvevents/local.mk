@@ -32,6 +32,10 @@ kvev_library_sources = \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
 	%reldir%/publish.c \
+	%reldir%/resources.h \
+	%reldir%/resources.c \
+	%reldir%/fork.h \
+	%reldir%/fork.c \
 	%reldir%/thread.c \
 	%reldir%/worker.h \
 	%reldir%/transport.h

@@ -6,6 +6,8 @@
 #include "publisher-private.h"
 
 #include "counter.h"
+#include "fork.h"
+#include "resources.h"
 #include "settings.h"
 #include "utf8.h"
 #include "worker.h"
@@ -20,7 +22,10 @@ struct _KvevPublisher
   gboolean enabled;
   KvevQueue *queue;
   KvevWorker *worker;
-  gint accepting; /* atomic: 0 once kvev_publisher_free() began */
+  gint accepting; /* atomic: 0 once kvev_publisher_free() began, or inherited */
+  /* Set in a process forked from the one that created the publisher, by
+   * fork.c's child handler, before anything else runs there. */
+  KvevForkEntry fork;
 
   /* Rare paths, bumped with atomic adds from any thread. */
   guint64 skipped_keyless_events;
@@ -65,7 +70,8 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
       return publisher;
     }
 
-  publisher->queue = kvev_queue_new (settings->queue_capacity, error);
+  if (kvev_fork_watch (error) && kvev_resources_check (settings, error))
+    publisher->queue = kvev_queue_new (settings->queue_capacity, error);
   if (publisher->queue != NULL)
     publisher->worker = kvev_worker_start (settings, publisher->queue, error);
   if (publisher->worker == NULL)
@@ -75,7 +81,18 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
     }
   publisher->enabled = TRUE;
   g_atomic_int_set (&publisher->accepting, 1);
+  /* A child forked before this cannot hold the pointer: the thread that
+   * would return it is not in the child. */
+  kvev_fork_track (&publisher->fork, &publisher->accepting);
   return publisher;
+}
+
+/* Enabled, and in the process that created it: a copy inherited by a
+ * forked child does nothing (kvevents(7), THE MASTER'S PROCESS). */
+static gboolean
+live (const KvevPublisher *publisher)
+{
+  return publisher->enabled && !publisher->fork.inherited;
 }
 
 gboolean
@@ -83,7 +100,7 @@ kvev_publisher_is_enabled (const KvevPublisher *publisher)
 {
   g_return_val_if_fail (publisher != NULL, FALSE);
 
-  return publisher->enabled;
+  return live (publisher);
 }
 
 const char *
@@ -91,6 +108,7 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 {
   g_return_val_if_fail (publisher != NULL, NULL);
 
+  /* Read once at creation: the copy a child inherits still has it. */
   return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
 }
 
@@ -200,7 +218,9 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 
   g_return_val_if_fail (publisher != NULL, FALSE);
 
-  if (!publisher->enabled)
+  /* An inherited copy accepts nothing, so nothing of the child's waits;
+   * what the parent queued is the parent's publisher's to send. */
+  if (!live (publisher))
     return TRUE;
   deadline = deadline_of (timeout_ms);
   /* A flush wants the events out now, not after the worker's nap.  Every
@@ -217,7 +237,7 @@ kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n, gint64 timeo
 {
   g_return_val_if_fail (publisher != NULL, FALSE);
 
-  if (!publisher->enabled)
+  if (!live (publisher))
     return n == 0;
   return kvev_worker_wait_subscriptions (publisher->worker, n, deadline_of (timeout_ms));
 }
@@ -226,6 +246,12 @@ void
 kvev_publisher_free (KvevPublisher *publisher)
 {
   if (publisher == NULL)
+    return;
+  /* Its queue, locks and worker are as the parent's threads left them at
+   * the fork, maybe in the middle of an operation: nothing of it can be
+   * freed, stopped or waited for.  It stays allocated, reachable from
+   * fork.c's registry. */
+  if (publisher->fork.inherited)
     return;
 
   if (publisher->enabled)
@@ -251,6 +277,9 @@ kvev_publisher_free (KvevPublisher *publisher)
         }
       kvev_queue_stop (publisher->queue);
       kvev_worker_stop (publisher->worker, deadline);
+      /* Only now: a child forked while this ran gets an inherited copy,
+       * which its own free leaves alone. */
+      kvev_fork_untrack (&publisher->fork);
     }
   publisher_free (publisher);
 }
@@ -298,7 +327,9 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   guint i;
 
   memset (values, 0, sizeof (guint64) * G_N_ELEMENTS (stat_names));
-  if (!publisher->enabled)
+  /* An inherited copy is reported as a disabled publisher, without its
+   * queue's lock, which a parent's thread may have held at the fork. */
+  if (!live (publisher))
     return;
   kvev_worker_counts (publisher->worker, &worker);
   kvev_worker_peer_counts (publisher->worker, &peers);
@@ -351,18 +382,27 @@ char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
   guint64 values[G_N_ELEMENTS (stat_names)];
-  GString *json;
+  gsize size = sizeof "{\"enabled\": false}", len;
+  char *json;
   guint i;
 
   g_return_val_if_fail (publisher != NULL, NULL);
 
   read_stats (publisher, TRUE, values);
-  json = g_string_new ("{\"enabled\": ");
-  g_string_append (json, publisher->enabled ? "true" : "false");
+  /* malloc alone, which glibc keeps usable after a fork, and no GString:
+   * GLib's slice allocator under it (before GLib 2.76) takes a lock of its
+   * own, which a parent's thread may have held at the fork. */
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    g_string_append_printf (json, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i], values[i]);
-  g_string_append_c (json, '}');
-  return g_string_free (json, FALSE);
+    size += strlen (", \"\": ") + strlen (stat_names[i]) + strlen ("18446744073709551615");
+  json = g_malloc (size);
+  len = g_snprintf (json, size, "{\"enabled\": %s", live (publisher) ? "true" : "false");
+  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
+    len += g_snprintf (json + len, size - len, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i],
+                       values[i]);
+  g_assert (len + 1 < size);
+  json[len++] = '}';
+  json[len] = '\0';
+  return json;
 }
 
 #ifdef KVEV_TESTING

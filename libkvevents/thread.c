@@ -14,22 +14,32 @@
 #include <signal.h>
 #endif
 
-GThread *
-kvev_thread_try_new (const char *name, GThreadFunc func, gpointer data, GError **error)
-{
 #ifdef G_OS_UNIX
-  sigset_t blocked, saved;
-  GThread *thread;
+void
+kvev_thread_block_signals (sigset_t *saved)
+{
+  sigset_t blocked;
 
-  /* A new thread inherits the mask of the one that creates it, so it
-   * never runs a moment with the signals open. */
   sigfillset (&blocked);
   /* A fault must still end the process where it happened. */
   sigdelset (&blocked, SIGSEGV);
   sigdelset (&blocked, SIGBUS);
   sigdelset (&blocked, SIGFPE);
   sigdelset (&blocked, SIGILL);
-  pthread_sigmask (SIG_BLOCK, &blocked, &saved);
+  pthread_sigmask (SIG_BLOCK, &blocked, saved);
+}
+#endif
+
+GThread *
+kvev_thread_try_new (const char *name, GThreadFunc func, gpointer data, GError **error)
+{
+#ifdef G_OS_UNIX
+  sigset_t saved;
+  GThread *thread;
+
+  /* A new thread inherits the mask of the one that creates it, so it
+   * never runs a moment with the signals open. */
+  kvev_thread_block_signals (&saved);
   thread = g_thread_try_new (name, func, data, error);
   pthread_sigmask (SIG_SETMASK, &saved, NULL);
   return thread;

@@ -150,3 +150,23 @@ AM_TESTS_ENVIRONMENT += \
 	TSAN_OPTIONS="$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}:suppressions=$(abs_top_srcdir)/tests/tsan.supp"; \
 	export TSAN_OPTIONS;
 endif
+
+# kvev_publisher_new () short of file descriptors or address space, in
+# forked children: a GError, never libzmq's abort.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-limits
+TESTS += tests/test-limits
+tests_test_limits_SOURCES = tests/test-limits.c tests/test-util.c tests/test-util.h
+tests_test_limits_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_limits_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif
+
+# A master that forks while its publisher runs: the child's copy does
+# nothing, the parent's goes on.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-fork
+TESTS += tests/test-fork
+tests_test_fork_SOURCES = tests/test-fork.c tests/test-util.c tests/test-util.h
+tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_fork_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+endif

@@ -3,8 +3,12 @@
  */
 #include "test-util.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zmq.h>
 
 struct _TestSub
@@ -340,4 +344,56 @@ test_map_uint (const msgpack_object *map, const char *key)
   g_assert_nonnull (value);
   g_assert_cmpint (value->type, ==, MSGPACK_OBJECT_POSITIVE_INTEGER);
   return value->via.u64;
+}
+
+gboolean
+test_running_on_valgrind (void)
+{
+  const char *preload = g_getenv ("LD_PRELOAD");
+
+  return preload != NULL && strstr (preload, "vgpreload") != NULL;
+}
+
+pid_t
+test_fork (void)
+{
+  pid_t pid;
+
+  fflush (stdout);
+  fflush (stderr);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  return pid;
+}
+
+int
+test_wait_child (pid_t pid, gint64 timeout_us, const char *what)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  int status;
+  pid_t got;
+
+  while ((got = waitpid (pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < deadline)
+    g_usleep (500);
+  if (got == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      g_error ("%s hung", what);
+    }
+  g_assert_cmpint (got, ==, pid);
+  return status;
+}
+
+char *
+test_read_all (int fd)
+{
+  GString *text = g_string_new (NULL);
+  char buffer[512];
+  gssize n;
+
+  while ((n = read (fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      g_string_append_len (text, buffer, n);
+  return g_string_free (text, FALSE);
 }

@@ -8,6 +8,23 @@
 #include "publisher-private.h"
 
 #include <msgpack.h>
+#include <sys/types.h>
+
+/* The sanitizers a build runs under, for the tests that cannot. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KVEV_TEST_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define KVEV_TEST_TSAN 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) && !defined(KVEV_TEST_ASAN)
+#define KVEV_TEST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer) && !defined(KVEV_TEST_TSAN)
+#define KVEV_TEST_TSAN 1
+#endif
+#endif
 
 typedef struct
 {
@@ -74,5 +91,15 @@ const msgpack_object *test_map_get (const msgpack_object *map, const char *key);
 char *test_map_dup_str (const msgpack_object *map, const char *key);
 guint64 test_map_uint (const msgpack_object *map, const char *key);
 
+/* Whether the program runs under valgrind, whose preload library is then
+ * in LD_PRELOAD (make check-valgrind). */
+gboolean test_running_on_valgrind (void);
+/* fork() with stdio flushed first, so nothing buffered is written twice. */
+pid_t test_fork (void);
+/* Waits for the child pid at most timeout_us; one still running then is
+ * killed and the test fails, naming it by what.  Returns its status. */
+int test_wait_child (pid_t pid, gint64 timeout_us, const char *what);
+/* What fd gives until its end. */
+char *test_read_all (int fd);
 
 #endif /* KVEV_TEST_UTIL_H */

@@ -35,10 +35,36 @@ typedef struct _KvevPublisher KvevPublisher;
  * runs unchanged.  Otherwise the socket is bound and the worker
  * started before this returns.
  *
+ * An enabled publisher holds up to 9 file descriptors and runs up to 4
+ * threads, 2 of them libzmq's.  libzmq aborts the process when it cannot
+ * get one, so this first checks that the process can still open 4 more
+ * descriptors than that and start all the threads at once, and fails
+ * with a %KVEV_ERROR_TRANSPORT naming what is short.  Another thread
+ * taking the last descriptors or address space between that check and
+ * libzmq's calls can still make libzmq abort.
+ *
+ * fork(): in a process forked from the one that called this (to run a
+ * helper, or to daemonise), the publisher is an inert copy: the child has
+ * none of its threads, and whatever lock one of them held at the fork
+ * stays held there.  Every call on the copy returns at once and does
+ * nothing: the event calls publish nothing, kvev_clear_end() returns
+ * %FALSE, kvev_publisher_flush() returns %TRUE (the copy accepted
+ * nothing, so nothing of the child's is waiting), every statistic is 0,
+ * kvev_publisher_stats_json() reports "enabled": false,
+ * kvev_publisher_is_enabled() returns %FALSE and kvev_publisher_free()
+ * returns without freeing.  kvev_publisher_get_endpoint() still tells the
+ * parent's endpoint.  The parent's publisher is not affected.  A child that
+ * publishes makes a publisher of its own, on another endpoint.  The child
+ * holds copies of the publisher's descriptors, its listening socket
+ * among them, until it execs (they are close-on-exec).  Only fork() runs
+ * the library's fork handlers: after _Fork() or a raw clone() nothing
+ * on the copy may be called.
+ *
  * Returns: (transfer full) (nullable): a publisher, to free with
  *   kvev_publisher_free(); %NULL when @config does not validate (the
  *   errors of kvev_config_validate()) or with %KVEV_ERROR_TRANSPORT when
- *   the socket cannot be bound or the worker cannot start, with the
+ *   the process has too few file descriptors, threads or address space
+ *   left, the socket cannot be bound or the worker cannot start, with the
  *   reason.  Nothing is left behind on failure.
  */
 KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config,
@@ -48,7 +74,8 @@ KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config,
  * kvev_publisher_is_enabled:
  * @publisher: a publisher.
  *
- * Returns: %TRUE when the publisher puts events on the wire.
+ * Returns: %TRUE when the publisher puts events on the wire; %FALSE
+ *   also in a process forked from the one that created it.
  * Thread-safe.
  */
 KVEV_API gboolean kvev_publisher_is_enabled (const KvevPublisher *publisher);
@@ -61,7 +88,8 @@ KVEV_API gboolean kvev_publisher_is_enabled (const KvevPublisher *publisher);
  * bound to tcp://127.0.0.1:* tells its port.
  *
  * Returns: (transfer none) (nullable): owned by @publisher, valid until
- *   it is freed; %NULL for a disabled publisher.
+ *   it is freed; %NULL for a disabled publisher; in a forked child (see
+ *   kvev_publisher_new()), the endpoint the parent's publisher is bound to.
  * Thread-safe.
  */
 KVEV_API const char *kvev_publisher_get_endpoint (const KvevPublisher *publisher);
@@ -74,8 +102,9 @@ KVEV_API const char *kvev_publisher_get_endpoint (const KvevPublisher *publisher
  * Waits until every event accepted before the call has been handed to
  * ZeroMQ (or dropped and counted).
  *
- * Returns: %TRUE when that happened within @timeout_ms (always for a
- *   disabled publisher), %FALSE at the timeout.
+ * Returns: %TRUE when that happened within @timeout_ms (always, and at
+ *   once, for a disabled publisher and in a forked child, see
+ *   kvev_publisher_new()), %FALSE at the timeout.
  * Thread-safe.
  */
 KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher,
@@ -91,6 +120,12 @@ KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher,
  * worker and frees everything.  Events still queued at the deadline are
  * counted as dropped.  Calling an event function on @publisher while or
  * after it is freed is a caller error.
+ *
+ * In a process forked from the one that created @publisher, this returns
+ * at once and frees nothing: the copy's queue, locks and socket are in
+ * whatever state the parent's threads left them, so its memory stays
+ * allocated (a one-time leak of what fork() copied) and no warning is
+ * given.  See kvev_publisher_new().
  */
 KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
 
@@ -338,8 +373,9 @@ typedef enum
  * @publisher: a publisher.
  * @stat: which statistic.
  *
- * Returns: its current value; 0 for a disabled publisher or a @stat newer
- *   than this library.  Read without stopping the worker.
+ * Returns: its current value; 0 for a disabled publisher, in a forked
+ *   child (see kvev_publisher_new()) or for a @stat newer than this
+ *   library.  Read without stopping the worker.
  * Thread-safe.
  */
 KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
