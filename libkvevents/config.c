@@ -147,6 +147,23 @@ static const Flag flags[] = {
         "counted)"),
     /* TRANSLATORS: the two values of the option; keep them as they are. */
     N_ ("bin|skip") },
+  { "kv_events_heartbeat_ms", UINT32_FIELD (heartbeat_ms, 0, 0, KVEV_MAX_HEARTBEAT_MS),
+    N_ ("Milliseconds without a message after which an empty one is sent, and one "
+        "is sent at once to a new subscriber (0: none)"),
+    N_ ("MS") },
+  { "kv_events_emit_publisher_id", BOOLEAN_FIELD (emit_publisher_id, FALSE),
+    N_ ("Add this publisher's random instance id to every event as publisher_id"),
+    N_ ("[BOOL]") },
+  { "kv_events_replay_endpoint", STRING_FIELD (replay_endpoint, ""),
+    N_ ("ZeroMQ endpoint where subscribers ask for the last messages again, as "
+        "vLLM's replay protocol does (empty: none)"),
+    N_ ("ENDPOINT") },
+  { "kv_events_replay_buffer_messages",
+    UINT32_FIELD (replay_buffer_messages, KVEV_DEFAULT_REPLAY_BUFFER_MESSAGES, 1, G_MAXUINT32),
+    N_ ("Most messages kept for replay"), N_ ("N") },
+  { "kv_events_replay_buffer_bytes",
+    UINT32_FIELD (replay_buffer_bytes, KVEV_DEFAULT_REPLAY_BUFFER_BYTES, 1, G_MAXUINT32),
+    N_ ("Most bytes of payload kept for replay; the oldest messages go first"), N_ ("BYTES") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

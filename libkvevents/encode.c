@@ -183,13 +183,21 @@ build_tail (Builder *b, const KvevSettings *settings, KvevEventType type,
 }
 
 static void
+pack_publisher_id (Builder *b, const KvevSettings *settings)
+{
+  pack_key (b, "publisher_id");
+  pack_text (&b->pk, settings->instance_id_hex);
+}
+
+static void
 build_type (Builder *b, const KvevSettings *settings, KvevEventType type,
             KvevTypeRuns *runs)
 {
   msgpack_packer *pk = &b->pk;
   gboolean legacy = settings->emit_legacy_compat;
   gboolean keyed = type != KVEV_EVENT_CLEARED;
-  guint size = map_size (type, legacy);
+  /* kv_events_emit_publisher_id adds one key, the last. */
+  guint size = map_size (type, legacy) + (settings->emit_publisher_id ? 1 : 0);
   guint n_keys;
 
   b->n_keys = 0;
@@ -256,6 +264,15 @@ build_type (Builder *b, const KvevSettings *settings, KvevEventType type,
               msgpack_pack_nil (pk);
             }
         }
+      if (settings->emit_publisher_id)
+        pack_publisher_id (b, settings);
+      run_end (b, &runs->rest);
+    }
+  else if (settings->emit_publisher_id)
+    {
+      /* The tail ends a cleared map; the rest is then only the id. */
+      run_begin (b, &runs->rest);
+      pack_publisher_id (b, settings);
       run_end (b, &runs->rest);
     }
   else
@@ -572,8 +589,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
   guint i;
 
   g_return_val_if_fail (encoder != NULL, NULL);
-  g_return_val_if_fail (events != NULL, NULL);
-  g_return_val_if_fail (n_events > 0, NULL);
+  g_return_val_if_fail (n_events == 0 || events != NULL, NULL);
   g_return_val_if_fail (len != NULL, NULL);
 
   /* Size first, so the payload is written once, straight into the
@@ -642,6 +658,7 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
       if (event->type == KVEV_EVENT_CLEARED)
         {
           pos = put_run (pos, block, runs->tail[0][0]);
+          pos = put_run (pos, block, runs->rest);
           continue;
         }
 

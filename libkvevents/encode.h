@@ -25,7 +25,8 @@ void kvev_encoder_free (KvevEncoder *encoder);
 gsize kvev_encode_batch_bound (const KvevEncoder *encoder);
 gsize kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *event);
 
-/* Encodes [timestamp_ms, [n_events maps], dp_rank].  Every event map's
+/* Encodes [timestamp_ms, [n_events maps], dp_rank]; with no event, the
+ * heartbeat [timestamp_ms, [], dp_rank].  Every event map's
  * "timestamp" is timestamp_ms.  Returns a buffer allocated with malloc()
  * (ownership passes to the caller: free() it, or hand it to ZeroMQ with
  * free() as the free function) and its length in *len. */

@@ -304,12 +304,14 @@ kvev_endpoint_is_wildcard (const char *endpoint)
 }
 
 static void
-set_bind_error (GError **error, const char *endpoint, const char *reason)
+set_bind_error (GError **error, const char *flag, const char *endpoint, const char *reason)
 {
   g_autofree char *shown = g_utf8_make_valid (endpoint, -1);
 
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-               _ ("Cannot bind kv_events_bind_endpoint \"%s\": %s"), shown, reason);
+               /* TRANSLATORS: a flag name, then an endpoint and the
+                * reason. */
+               _ ("Cannot bind %s \"%s\": %s"), flag, shown, reason);
 }
 
 /* Whether a process accepts connections on the socket at @path.  Only a
@@ -369,7 +371,7 @@ ipc_socket_is_stale (const char *path, int *error_code)
  * Two masters starting at the same instant on one path can both find it
  * free, and the later bind then takes it from the earlier one. */
 static gboolean
-ipc_path_is_free (const char *endpoint, const char *path, GError **error)
+ipc_path_is_free (const char *flag, const char *endpoint, const char *path, GError **error)
 {
   g_autofree char *shown_path = g_utf8_make_valid (path, -1);
   g_autofree char *reason = NULL;
@@ -388,7 +390,7 @@ ipc_path_is_free (const char *endpoint, const char *path, GError **error)
       /* A symbolic link too: libzmq would unlink the link. */
       reason
           = g_strdup_printf (_ ("%s exists and is not a socket; it is left untouched"), shown_path);
-      set_bind_error (error, endpoint, reason);
+      set_bind_error (error, flag, endpoint, reason);
       return FALSE;
     }
   else if (ipc_socket_is_stale (path, &error_code))
@@ -403,12 +405,12 @@ ipc_path_is_free (const char *endpoint, const char *path, GError **error)
         /* TRANSLATORS: a path, then the system's reason. */
         _ ("cannot tell whether a process is listening on %s: %s"), shown_path,
         g_strerror (error_code));
-  set_bind_error (error, endpoint, reason);
+  set_bind_error (error, flag, endpoint, reason);
   return FALSE;
 }
 
 gboolean
-kvev_endpoint_prepare_bind (const char *endpoint, GError **error)
+kvev_endpoint_prepare_bind (const char *flag, const char *endpoint, GError **error)
 {
   const char *path;
 
@@ -425,5 +427,5 @@ kvev_endpoint_prepare_bind (const char *endpoint, GError **error)
    * in the working directory first, which is left to it. */
   if (strcmp (path, "*") == 0 || path[0] == '@')
     return TRUE;
-  return ipc_path_is_free (endpoint, path, error);
+  return ipc_path_is_free (flag, endpoint, path, error);
 }

@@ -37,8 +37,8 @@ gboolean kvev_endpoint_is_wildcard (const char *endpoint);
  * listening is KVEV_ERROR_TRANSPORT "in use", as tcp:// would be; a path
  * that exists and is not a socket is refused and left untouched.  A
  * socket nobody listens on (left by a publisher that ended) may be
- * replaced.  Every other endpoint passes. */
-gboolean kvev_endpoint_prepare_bind (const char *endpoint, GError **error);
+ * replaced.  Every other endpoint passes.  Errors name flag. */
+gboolean kvev_endpoint_prepare_bind (const char *flag, const char *endpoint, GError **error);
 
 G_END_DECLS
 

@@ -73,6 +73,11 @@ struct _KvevConfig
   char *allowed_addresses;
   guint32 batch_wait_us;
   KvevNonUtf8 non_utf8;
+  guint32 heartbeat_ms;
+  gboolean emit_publisher_id;
+  char *replay_endpoint;
+  guint32 replay_buffer_messages;
+  guint32 replay_buffer_bytes;
 };
 
 /* Defaults of the tuning flags. */
@@ -92,6 +97,13 @@ struct _KvevConfig
 /* A budget that leaves less than this a message would send nearly every
  * event alone; the configuration is refused instead. */
 #define KVEV_MIN_MESSAGE_BYTES 4096
+/* As vLLM's replay buffer_steps. */
+#define KVEV_DEFAULT_REPLAY_BUFFER_MESSAGES 10000
+/* 10000 of the default 64-event batches of 40-byte keys fit. */
+#define KVEV_DEFAULT_REPLAY_BUFFER_BYTES (256u * 1024 * 1024)
+/* An hour: a subscriber that hears nothing for longer cannot tell a quiet
+ * master from a dead one anyway. */
+#define KVEV_MAX_HEARTBEAT_MS 3600000
 #define KVEV_DEFAULT_CLOSE_TIMEOUT_MS 1000
 #define KVEV_DEFAULT_BATCH_WAIT_US 50
 #define KVEV_MAX_BATCH_WAIT_US 1000000

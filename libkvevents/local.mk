@@ -46,6 +46,8 @@ kvev_library_sources += \
 	%reldir%/zap.h \
 	%reldir%/zap.c \
 	%reldir%/worker.c \
+	%reldir%/replay.h \
+	%reldir%/replay.c \
 	%reldir%/transport-zmq.c
 else
 kvev_library_sources += \

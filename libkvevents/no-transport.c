@@ -20,6 +20,18 @@ kvev_worker_get_endpoint (const KvevWorker *worker)
   g_return_val_if_reached (NULL);
 }
 
+const char *
+kvev_worker_get_replay_endpoint (const KvevWorker *worker)
+{
+  g_return_val_if_reached (NULL);
+}
+
+void
+kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
+{
+  g_return_if_reached ();
+}
+
 gboolean
 kvev_worker_wait_retired (KvevWorker *worker, guint64 event_id, gint64 deadline)
 {

@@ -112,6 +112,22 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
   return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
 }
 
+const char *
+kvev_publisher_get_instance_id (const KvevPublisher *publisher)
+{
+  g_return_val_if_fail (publisher != NULL, NULL);
+
+  return publisher->settings->instance_id_hex;
+}
+
+const char *
+kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
+{
+  g_return_val_if_fail (publisher != NULL, NULL);
+
+  return publisher->enabled ? kvev_worker_get_replay_endpoint (publisher->worker) : NULL;
+}
+
 /* Whether an event call may queue now. */
 static gboolean
 accepting (const KvevPublisher *publisher)
@@ -309,8 +325,14 @@ static const char *const stat_names[] = {
   "unsubscribe_messages",
   "refused_addresses",
   "refused_keys",
+  "heartbeats",
+  "replay_requests",
+  "replay_malformed_requests",
+  "replay_messages",
+  "replay_buffer_messages",
+  "replay_buffer_bytes",
 };
-G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_REFUSED_KEYS + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_REPLAY_BUFFER_BYTES + 1);
 
 /* Every statistic at once.  Read one by one, enqueued would be older than
  * the rest, and a status page could show more events dropped than ever
@@ -323,6 +345,7 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
 {
   KvevWorkerCounts worker;
   KvevPeerCounts peers;
+  KvevReplayCounts replay;
   KvevQueueCounts queue;
   guint i;
 
@@ -333,6 +356,7 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
     return;
   kvev_worker_counts (publisher->worker, &worker);
   kvev_worker_peer_counts (publisher->worker, &peers);
+  kvev_worker_replay_counts (publisher->worker, &replay);
   /* The queue's lock is the producers' too: a single statistic is read
    * without it. */
   if (at_once)
@@ -362,6 +386,12 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   values[KVEV_STAT_UNSUBSCRIBE_MESSAGES] = peers.unsubscribe_messages;
   values[KVEV_STAT_REFUSED_ADDRESSES] = peers.refused_addresses;
   values[KVEV_STAT_REFUSED_KEYS] = peers.refused_keys;
+  values[KVEV_STAT_HEARTBEATS] = worker.heartbeats;
+  values[KVEV_STAT_REPLAY_REQUESTS] = replay.requests;
+  values[KVEV_STAT_REPLAY_MALFORMED_REQUESTS] = replay.malformed_requests;
+  values[KVEV_STAT_REPLAY_MESSAGES] = replay.messages;
+  values[KVEV_STAT_REPLAY_BUFFER_MESSAGES] = replay.buffered_messages;
+  values[KVEV_STAT_REPLAY_BUFFER_BYTES] = replay.buffered_bytes;
 }
 G_STATIC_ASSERT (KVEV_STAT_SKIPPED_OTHER - KVEV_STAT_SKIPPED_LEASED + 1 == KVEV_N_SKIP_REASONS);
 
@@ -382,7 +412,7 @@ char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
   guint64 values[G_N_ELEMENTS (stat_names)];
-  gsize size = sizeof "{\"enabled\": false}", len;
+  gsize size = sizeof "{\"enabled\": false, \"instance_id\": \"\"}" + 32, len;
   char *json;
   guint i;
 
@@ -395,7 +425,8 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
     size += strlen (", \"\": ") + strlen (stat_names[i]) + strlen ("18446744073709551615");
   json = g_malloc (size);
-  len = g_snprintf (json, size, "{\"enabled\": %s", live (publisher) ? "true" : "false");
+  len = g_snprintf (json, size, "{\"enabled\": %s, \"instance_id\": \"%s\"",
+                    live (publisher) ? "true" : "false", publisher->settings->instance_id_hex);
   for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
     len += g_snprintf (json + len, size - len, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i],
                        values[i]);

@@ -180,20 +180,23 @@ kvev_queue_wait_fd (int fd, gint64 end_time)
 }
 
 /* Until rung, or, when end_time is not 0, until that monotonic time; a
- * sleep function the consumer set may also return early. */
-static void
+ * sleep function the consumer set may also return early, and TRUE when
+ * the consumer has something else to do. */
+static gboolean
 wait_bell (KvevQueue *queue, gint64 end_time)
 {
+  gboolean leave = FALSE;
   guint64 count;
 
   if (queue->sleep != NULL)
-    queue->sleep (queue->sleep_data, queue->bell_fd, end_time);
+    leave = queue->sleep (queue->sleep_data, queue->bell_fd, end_time);
   else
     kvev_queue_wait_fd (queue->bell_fd, end_time);
   /* Silences the bell for the next sleep; a ring that comes after this
    * read wakes that one, which is what it is for. */
   while (read (queue->bell_fd, &count, sizeof count) < 0 && errno == EINTR)
     ;
+  return leave;
 }
 
 static guint
@@ -297,15 +300,18 @@ is_held (KvevQueue *queue)
 #define is_held(queue) FALSE
 #endif
 
-guint
+gboolean
 kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us,
-                guint64 *reserved_gaps)
+                guint *n_calls, guint64 *reserved_gaps)
 {
   KvevCall *call;
   guint n = 0;
   guint64 events = 0;
 
-  g_return_val_if_fail (max_events > 0, 0);
+  g_return_val_if_fail (max_events > 0, FALSE);
+
+  *n_calls = 0;
+  *reserved_gaps = 0;
 
   for (;;)
     {
@@ -336,7 +342,8 @@ kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap
         }
       kvev_counter_set (&queue->consumer, KVEV_CONSUMER_SLEEPING);
       queue_unlock (queue);
-      wait_bell (queue, 0);
+      if (wait_bell (queue, 0))
+        return TRUE;
     }
   /* The first call goes out even when it alone has more events than
    * max_events: the consumer splits it. */
@@ -362,7 +369,8 @@ kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap
   *reserved_gaps = queue->reserved_gaps;
   queue->reserved_gaps = 0;
   queue_unlock (queue);
-  return n;
+  *n_calls = n;
+  return n > 0;
 }
 
 #ifdef KVEV_TESTING

@@ -36,28 +36,30 @@ void kvev_queue_push (KvevQueue *queue, KvevCall *call);
 /* Waits for at least one event, then takes whole calls in queue order
  * while their events still fit in max_events; the first call is taken
  * even when it does not fit.  A call's events from call->dropped on are
- * the caller's, and so is freeing the calls.  Returns how many calls, at
- * most max_events.
+ * the caller's, and so is freeing the calls.  *n_calls receives how many
+ * calls, at most max_events.
  * Finding the queue empty, it first naps up to nap_us (0: not at all)
  * while producers push without waking it (kvev_queue_wake() ends the nap
  * early), and only then sleeps until a push or kvev_queue_stop() wakes
- * it.
+ * it, or until the sleep function (kvev_queue_set_sleep()) says the
+ * consumer has something else to do: then it returns with no call.
  * *reserved_gaps receives the sequence numbers reserved by drops since the
- * previous pop: the next message must skip that many.  Returns 0 once
+ * previous pop: the next message must skip that many.  Returns FALSE once
  * kvev_queue_stop() was called and every event before it was taken. */
-guint kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events,
-                      gint64 nap_us, guint64 *reserved_gaps);
+gboolean kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us,
+                         guint *n_calls, guint64 *reserved_gaps);
 
 /* Ends the consumer's nap now, for a caller that waits for the queue to
  * drain. */
 void kvev_queue_wake (KvevQueue *queue);
 
 /* How the consumer sleeps in kvev_queue_pop(): until bell_fd is readable,
- * or until end_time (a g_get_monotonic_time() value; 0: no limit).  It
- * may return earlier, for its own reasons: the pop looks again and sleeps
- * again.  The default is kvev_queue_wait_fd().  Set before the consumer
- * starts. */
-typedef void (*KvevQueueSleep) (gpointer data, int bell_fd, gint64 end_time);
+ * or until end_time (a g_get_monotonic_time() value; 0: no limit, the
+ * sleep proper; otherwise a nap).  It may return earlier, for its own
+ * reasons: FALSE, and the pop looks again and sleeps again; TRUE, from a
+ * sleep proper, and the pop returns with no call.  The default is
+ * kvev_queue_wait_fd().  Set before the consumer starts. */
+typedef gboolean (*KvevQueueSleep) (gpointer data, int bell_fd, gint64 end_time);
 void kvev_queue_set_sleep (KvevQueue *queue, KvevQueueSleep sleep, gpointer data);
 void kvev_queue_wait_fd (int fd, gint64 end_time);
 

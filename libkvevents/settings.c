@@ -5,7 +5,9 @@
 
 #include "endpoint.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
 static gboolean
 check_required (const KvevConfig *config, GError **error)
@@ -29,20 +31,68 @@ check_required (const KvevConfig *config, GError **error)
 }
 
 static gboolean
-check_endpoint (const KvevConfig *config, GError **error)
+check_endpoint (const char *flag, const char *endpoint, GError **error)
 {
   g_autoptr (GError) endpoint_error = NULL;
   g_autofree char *shown = NULL;
 
-  if (kvev_endpoint_validate (config->bind_endpoint, &endpoint_error))
+  if (kvev_endpoint_validate (endpoint, &endpoint_error))
     return TRUE;
-  shown = kvev_escape_for_message (config->bind_endpoint);
+  shown = kvev_escape_for_message (endpoint);
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                /* TRANSLATORS: an endpoint, the flag name, then why
                 * it cannot be bound, an already translated message. */
-               _ ("Invalid value \"%s\" for %s: %s"), shown, "kv_events_bind_endpoint",
-               endpoint_error->message);
+               _ ("Invalid value \"%s\" for %s: %s"), shown, flag, endpoint_error->message);
   return FALSE;
+}
+
+/* The replay socket takes the live socket's keys and policy: an address
+ * list needs a tcp:// endpoint there too, and the two cannot share one. */
+static gboolean
+check_replay (const KvevConfig *config, GError **error)
+{
+  if (config->replay_endpoint[0] == '\0')
+    return TRUE;
+  if (!check_endpoint ("kv_events_replay_endpoint", config->replay_endpoint, error))
+    return FALSE;
+  if (strcmp (config->replay_endpoint, config->bind_endpoint) == 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   /* TRANSLATORS: two flag names. */
+                   _ ("%s must differ from %s: each is a socket of its own"),
+                   "kv_events_replay_endpoint", "kv_events_bind_endpoint");
+      return FALSE;
+    }
+  if (config->allowed_addresses[0] != '\0' && !g_str_has_prefix (config->replay_endpoint, "tcp://"))
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   _ ("kv_events_allowed_addresses applies only to tcp:// endpoints, and "
+                      "%s is not one"),
+                   "kv_events_replay_endpoint");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* 128 bits from the system's random source: two publishers, or a master
+ * and its restart, never share one. */
+static void
+draw_instance_id (KvevSettings *settings)
+{
+  gsize got = 0;
+  guint i;
+
+  while (got < sizeof settings->instance_id)
+    {
+      gssize n = getrandom (settings->instance_id + got, sizeof settings->instance_id - got, 0);
+
+      if (n > 0)
+        got += (gsize) n;
+      else if (errno != EINTR)
+        g_error ("%s: getrandom: %s", G_STRLOC, g_strerror (errno));
+    }
+  for (i = 0; i < sizeof settings->instance_id; i++)
+    g_snprintf (settings->instance_id_hex + 2 * i, 3, "%02x", settings->instance_id[i]);
 }
 
 /* These go on the wire as msgpack str, in every event: one invalid byte
@@ -123,8 +173,10 @@ kvev_settings_new (const KvevConfig *config, GError **error)
    * flags say. */
   if (config->enable)
     {
-      if (!check_required (config, error) || !check_endpoint (config, error)
-          || !check_wire_strings (config, error) || !check_send_budget (config, error))
+      if (!check_required (config, error)
+          || !check_endpoint ("kv_events_bind_endpoint", config->bind_endpoint, error)
+          || !check_replay (config, error) || !check_wire_strings (config, error)
+          || !check_send_budget (config, error))
         return NULL;
       /* The security flags name files and address lists: reading them
        * here, in every build, reports a bad key at startup rather than at
@@ -154,6 +206,16 @@ kvev_settings_new (const KvevConfig *config, GError **error)
   settings->batch_wait_us = config->batch_wait_us;
   settings->close_timeout_ms = config->close_timeout_ms;
   settings->message_limit = message_limit (config);
+  settings->heartbeat_ms = config->heartbeat_ms;
+  settings->emit_publisher_id = config->emit_publisher_id;
+  draw_instance_id (settings);
+  if (config->replay_endpoint[0] != '\0')
+    {
+      settings->replay_endpoint = g_strdup (config->replay_endpoint);
+      settings->replay_ipv6 = kvev_endpoint_is_ipv6 (config->replay_endpoint);
+    }
+  settings->replay_buffer_messages = config->replay_buffer_messages;
+  settings->replay_buffer_bytes = config->replay_buffer_bytes;
   return g_steal_pointer (&settings);
 }
 
@@ -169,5 +231,6 @@ kvev_settings_free (KvevSettings *settings)
   g_free (settings->model_name);
   g_free (settings->additional_salt);
   g_free (settings->lora_name);
+  g_free (settings->replay_endpoint);
   g_free (settings);
 }

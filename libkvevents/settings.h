@@ -50,6 +50,18 @@ typedef struct
   /* The most bytes of payload in one message, from the send budget: see
    * kv_events_send_buffer_bytes in kvevents(7). */
   gsize message_limit;
+  guint32 heartbeat_ms;
+
+  /* This publisher's identity: random for each settings made. */
+  guint8 instance_id[16];
+  char instance_id_hex[33];
+  gboolean emit_publisher_id;
+
+  /* Replay: none when replay_endpoint is NULL. */
+  char *replay_endpoint;
+  gboolean replay_ipv6;
+  guint32 replay_buffer_messages;
+  guint32 replay_buffer_bytes;
 } KvevSettings;
 
 /* Checks every flag of config together and makes the settings: NULL with

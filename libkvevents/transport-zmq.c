@@ -12,6 +12,7 @@
 #include "endpoint.h"
 #include "fault.h"
 #include "queue.h"
+#include "replay.h"
 #include "zap.h"
 
 #include <arpa/inet.h>
@@ -32,8 +33,12 @@ struct _KvevTransport
   void *socket;
   void *monitor; /* PAIR end of the socket's monitor */
   KvevZap *zap;
+  KvevReplay *replay;
   char *endpoint;
+  char *replay_endpoint;
   gint64 last_take_in;
+  /* Matching subscriptions taken in since the worker last asked. */
+  guint new_subscriptions;
 
   /* Written by the worker as it takes in, read by anyone. */
   KvevPeerCounts counts;
@@ -128,6 +133,7 @@ kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
   const KvevSettings *settings = transport->settings;
   guint64 sequence_be = GUINT64_TO_BE (sequence);
   zmq_msg_t message;
+  zmq_msg_t kept;
 
   if (KVEV_FAULT (KVEV_FAULT_SEND)
       || zmq_send (transport->socket, settings->topic, settings->topic_len,
@@ -141,11 +147,20 @@ kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
    * one, and a later refusal would need the same dead socket. */
   zmq_send (transport->socket, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
   zmq_msg_init_data (&message, payload, payload_len, free_payload, NULL);
+  /* The replay buffer shares the payload: a copy of the message, not of
+   * its bytes, which ZeroMQ frees once both are done with it. */
+  zmq_msg_init (&kept);
+  if (transport->replay != NULL)
+    zmq_msg_copy (&kept, &message);
   if (zmq_msg_send (&message, transport->socket, ZMQ_DONTWAIT) < 0)
     {
       zmq_msg_close (&message);
+      zmq_msg_close (&kept);
       return FALSE;
     }
+  if (transport->replay != NULL)
+    kvev_replay_keep (transport->replay, sequence, &kept);
+  zmq_msg_close (&kept);
   return TRUE;
 }
 
@@ -175,7 +190,10 @@ count_subscription (KvevTransport *transport, const guint8 *data, gsize size)
     {
       kvev_counter_set (&counts->subscribe_messages, counts->subscribe_messages + 1);
       if (matching)
-        kvev_counter_set (&counts->subscriptions, counts->subscriptions + 1);
+        {
+          kvev_counter_set (&counts->subscriptions, counts->subscriptions + 1);
+          transport->new_subscriptions++;
+        }
     }
   else
     {
@@ -272,26 +290,36 @@ kvev_transport_take_in (KvevTransport *transport)
 }
 
 void
-kvev_transport_sleep (gpointer data, int bell_fd, gint64 end_time)
+kvev_transport_wait (KvevTransport *transport, int bell_fd, gint64 end_time)
 {
-  KvevTransport *transport = data;
   zmq_pollitem_t items[] = {
     { NULL, bell_fd, ZMQ_POLLIN, 0 },
     { transport->socket, 0, ZMQ_POLLIN, 0 },
     { transport->monitor, 0, ZMQ_POLLIN, 0 },
   };
+  long timeout_ms = -1;
 
-  /* A nap between batches lasts microseconds, which zmq_poll() cannot
-   * time, and the worker takes subscriptions in between batches anyway:
-   * only a sleep until the next event also waits on the peers. */
-  if (end_time != 0)
+  if (end_time >= 0)
     {
-      kvev_queue_wait_fd (bell_fd, end_time);
-      return;
+      gint64 remaining_us = end_time - g_get_monotonic_time ();
+
+      if (remaining_us <= 0)
+        return;
+      /* Rounded up, so a wait never ends before end_time. */
+      timeout_ms = (long) MIN ((remaining_us + 999) / 1000, G_MAXINT);
     }
-  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, -1) > 0
+  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, timeout_ms) > 0
       && (items[1].revents != 0 || items[2].revents != 0))
     take_in (transport);
+}
+
+guint
+kvev_transport_take_new_subscriptions (KvevTransport *transport)
+{
+  guint n = transport->new_subscriptions;
+
+  transport->new_subscriptions = 0;
+  return n;
 }
 
 void
@@ -336,10 +364,9 @@ kvev_transport_wait_subscriptions (KvevTransport *transport, guint64 n, gint64 d
  * a list with nothing that can match this socket becomes a filter that
  * matches no peer. */
 static gboolean
-filter_accepted_addresses (KvevTransport *transport, GError **error)
+filter_accepted_addresses (KvevTransport *transport, void *socket, gboolean ipv6, GError **error)
 {
   const GArray *ranges = transport->settings->security->allowed_addresses;
-  gboolean ipv6 = transport->settings->ipv6;
   guint i, n_filters = 0;
 
   if (ranges == NULL)
@@ -357,45 +384,61 @@ filter_accepted_addresses (KvevTransport *transport, GError **error)
         filter = g_strdup_printf ("::ffff:%s/%u", address, range->prefix + 96);
       else
         filter = g_strdup_printf ("%s/%u", address, range->prefix);
-      if (!set_string_option (transport->socket, ZMQ_TCP_ACCEPT_FILTER, filter,
-                              "ZMQ_TCP_ACCEPT_FILTER", error))
+      if (!set_string_option (socket, ZMQ_TCP_ACCEPT_FILTER, filter, "ZMQ_TCP_ACCEPT_FILTER",
+                              error))
         return FALSE;
       n_filters++;
     }
   if (n_filters == 0)
-    return set_string_option (transport->socket, ZMQ_TCP_ACCEPT_FILTER,
-                              ipv6 ? "::/128" : "0.0.0.0/32", "ZMQ_TCP_ACCEPT_FILTER",
-                              error);
+    return set_string_option (socket, ZMQ_TCP_ACCEPT_FILTER, ipv6 ? "::/128" : "0.0.0.0/32",
+                              "ZMQ_TCP_ACCEPT_FILTER", error);
   return TRUE;
 }
 
-/* CURVE and the ZAP handler, as the security flags ask; the plain wire
- * when none is set. */
+/* CURVE and the ZAP handler, as the security flags ask, the same on every
+ * socket of the publisher; the plain wire when none is set. */
 static gboolean
-secure_socket (KvevTransport *transport, GError **error)
+secure_socket (KvevTransport *transport, void *socket, gboolean ipv6, GError **error)
 {
   const KvevSecurity *security = transport->settings->security;
 
-  if (!filter_accepted_addresses (transport, error))
+  if (!filter_accepted_addresses (transport, socket, ipv6, error))
     return FALSE;
   if (security->allowed_clients != NULL || security->allowed_addresses != NULL)
     {
-      transport->zap = kvev_zap_start (transport->context, security, error);
+      if (transport->zap == NULL)
+        transport->zap = kvev_zap_start (transport->context, security, error);
       if (transport->zap == NULL)
         return FALSE;
       /* Without a domain ZeroMQ skips ZAP for unauthenticated peers. */
-      if (!set_string_option (transport->socket, ZMQ_ZAP_DOMAIN, "kvevents", "ZMQ_ZAP_DOMAIN",
-                              error))
+      if (!set_string_option (socket, ZMQ_ZAP_DOMAIN, "kvevents", "ZMQ_ZAP_DOMAIN", error))
         return FALSE;
     }
   if (security->secret_key[0] != '\0')
     {
-      if (!set_int_option (transport->socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error)
-          || !set_option (transport->socket, ZMQ_CURVE_SECRETKEY, security->secret_key,
-                          KVEV_Z85_KEY_LEN, "ZMQ_CURVE_SECRETKEY", error))
+      if (!set_int_option (socket, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER", error)
+          || !set_option (socket, ZMQ_CURVE_SECRETKEY, security->secret_key, KVEV_Z85_KEY_LEN,
+                          "ZMQ_CURVE_SECRETKEY", error))
         return FALSE;
     }
   return TRUE;
+}
+
+/* What every socket of the publisher sets: see the limits above. */
+static gboolean
+limit_peers (void *socket, gint64 frame_limit, gboolean ipv6, GError **error)
+{
+  return set_int_option (socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
+         && set_int_option (socket, ZMQ_RCVHWM, INBOUND_HWM, "ZMQ_RCVHWM", error)
+         && set_int64_option (socket, ZMQ_MAXMSGSIZE, frame_limit, "ZMQ_MAXMSGSIZE", error)
+         && set_int_option (socket, ZMQ_HANDSHAKE_IVL, HANDSHAKE_IVL_MS, "ZMQ_HANDSHAKE_IVL",
+                            error)
+         /* Only for an IPv6 endpoint, which cannot bind without it.  On
+          * every socket it would also bind IPv4 addresses as IPv6 ones,
+          * and kvev_publisher_get_endpoint() would report
+          * tcp://[::ffff:127.0.0.1]:N, which subscribers without ZMQ_IPV6
+          * cannot connect to. */
+         && (!ipv6 || set_int_option (socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error));
 }
 
 static gboolean
@@ -406,20 +449,9 @@ set_socket_options (KvevTransport *transport, GError **error)
 
   return set_int_option (socket, ZMQ_SNDHWM, (int) MIN (settings->send_hwm, (guint32) G_MAXINT),
                          "ZMQ_SNDHWM", error)
-         && set_int_option (socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
          && set_int_option (socket, ZMQ_XPUB_VERBOSER, 1, "ZMQ_XPUB_VERBOSER", error)
-         && set_int_option (socket, ZMQ_RCVHWM, INBOUND_HWM, "ZMQ_RCVHWM", error)
-         && set_int64_option (socket, ZMQ_MAXMSGSIZE,
-                              (gint64) MAX (INBOUND_FRAME_FLOOR, settings->topic_len + 1),
-                              "ZMQ_MAXMSGSIZE", error)
-         && set_int_option (socket, ZMQ_HANDSHAKE_IVL, HANDSHAKE_IVL_MS, "ZMQ_HANDSHAKE_IVL",
-                            error)
-         /* Only for an IPv6 endpoint, which cannot bind without it.  On
-          * every socket it would also bind IPv4 addresses as IPv6 ones,
-          * and kvev_publisher_get_endpoint() would report
-          * tcp://[::ffff:127.0.0.1]:N, which subscribers without ZMQ_IPV6
-          * cannot connect to. */
-         && (!settings->ipv6 || set_int_option (socket, ZMQ_IPV6, 1, "ZMQ_IPV6", error));
+         && limit_peers (socket, (gint64) MAX (INBOUND_FRAME_FLOOR, settings->topic_len + 1),
+                         settings->ipv6, error);
 }
 
 /* With an address allow-list, libzmq's monitor tells of the connections
@@ -441,31 +473,67 @@ monitor_refusals (KvevTransport *transport, GError **error)
   return set_int_option (transport->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER", error);
 }
 
-static gboolean
-bind_socket (KvevTransport *transport, GError **error)
+/* Binds socket to the endpoint of flag; the endpoint actually bound, to
+ * g_free(), or NULL with the error. */
+static char *
+bind_socket (KvevTransport *transport, void *socket, const char *flag, const char *endpoint,
+             GError **error)
 {
-  const KvevSettings *settings = transport->settings;
   char bound[1024];
   size_t bound_len = sizeof bound;
 
-  if (!kvev_endpoint_prepare_bind (settings->bind_endpoint, error))
-    return FALSE;
-  if (zmq_bind (transport->socket, settings->bind_endpoint) != 0)
+  if (!kvev_endpoint_prepare_bind (flag, endpoint, error))
+    return NULL;
+  if (zmq_bind (socket, endpoint) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot bind kv_events_bind_endpoint \"%s\": %s"), settings->bind_endpoint,
-                   zmq_strerror (zmq_errno ()));
-      return FALSE;
+                   /* TRANSLATORS: a flag name, then an endpoint and the
+                    * reason. */
+                   _("Cannot bind %s \"%s\": %s"), flag, endpoint, zmq_strerror (zmq_errno ()));
+      return NULL;
     }
   /* Once listening, not before: a bind that fails exposes nothing. */
-  kvev_security_warn_if_exposed (settings->bind_endpoint, settings->security);
-  if (zmq_getsockopt (transport->socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
+  kvev_security_warn_if_exposed (endpoint, transport->settings->security);
+  if (zmq_getsockopt (socket, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot read the bound endpoint: %s"),
                    zmq_strerror (zmq_errno ()));
+      return NULL;
+    }
+  return g_strndup (bound, bound_len);
+}
+
+/* The replay socket: a ROUTER with the live socket's keys and policy,
+ * that says when a subscriber's pipe is full (ZMQ_ROUTER_MANDATORY) so
+ * that a reply waits rather than drops.  A request is 8 bytes. */
+static gboolean
+start_replay (KvevTransport *transport, GError **error)
+{
+  const KvevSettings *settings = transport->settings;
+  void *socket;
+
+  if (settings->replay_endpoint == NULL)
+    return TRUE;
+  socket = zmq_socket (transport->context, ZMQ_ROUTER);
+  if (socket == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start replay: %s"),
+                   zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  transport->endpoint = g_strndup (bound, bound_len);
+  if (!set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
+      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_ipv6, error)
+      || !secure_socket (transport, socket, settings->replay_ipv6, error)
+      || (transport->replay_endpoint
+          = bind_socket (transport, socket, "kv_events_replay_endpoint",
+                         settings->replay_endpoint, error))
+             == NULL
+      || (transport->replay = kvev_replay_start (settings, transport->context, socket, error))
+             == NULL)
+    {
+      zmq_close (socket);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -493,8 +561,14 @@ kvev_transport_new (const KvevSettings *settings, GError **error)
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
-  if (!set_socket_options (transport, error) || !secure_socket (transport, error)
-      || !monitor_refusals (transport, error) || !bind_socket (transport, error))
+  if (!set_socket_options (transport, error)
+      || !secure_socket (transport, transport->socket, settings->ipv6, error)
+      || !monitor_refusals (transport, error)
+      || (transport->endpoint = bind_socket (transport, transport->socket,
+                                             "kv_events_bind_endpoint", settings->bind_endpoint,
+                                             error))
+             == NULL
+      || !start_replay (transport, error))
     goto fail;
   return transport;
 
@@ -509,11 +583,27 @@ kvev_transport_get_endpoint (const KvevTransport *transport)
   return transport->endpoint;
 }
 
+const char *
+kvev_transport_get_replay_endpoint (const KvevTransport *transport)
+{
+  return transport->replay_endpoint;
+}
+
+void
+kvev_transport_replay_counts (const KvevTransport *transport, KvevReplayCounts *counts)
+{
+  if (transport->replay != NULL)
+    kvev_replay_counts (transport->replay, counts);
+  else
+    memset (counts, 0, sizeof *counts);
+}
+
 void
 kvev_transport_free (KvevTransport *transport, int linger_ms)
 {
   if (transport == NULL)
     return;
+  kvev_replay_stop (transport->replay);
   if (transport->monitor != NULL)
     {
       zmq_socket_monitor (transport->socket, NULL, 0);
@@ -532,5 +622,6 @@ kvev_transport_free (KvevTransport *transport, int linger_ms)
   g_mutex_clear (&transport->peers_lock);
   g_cond_clear (&transport->peers_cond);
   g_free (transport->endpoint);
+  g_free (transport->replay_endpoint);
   g_free (transport);
 }

@@ -33,6 +33,16 @@ typedef struct
   guint64 refused_keys;
 } KvevPeerCounts;
 
+/* What replay did (replay.c). */
+typedef struct
+{
+  guint64 requests;           /* answered, from the first message asked for */
+  guint64 malformed_requests; /* not [identity, "", 8-byte sequence]: counted, unanswered */
+  guint64 messages;           /* replayed, end markers aside */
+  guint64 buffered_messages;  /* in the buffer now */
+  guint64 buffered_bytes;     /* their payloads */
+} KvevReplayCounts;
+
 /* Opens the socket with the options, CURVE keys and ZAP policy of
  * settings (which must outlive the transport) and binds it.  NULL with a
  * KVEV_ERROR_TRANSPORT on failure, with nothing left behind. */
@@ -49,9 +59,13 @@ gboolean kvev_transport_send (KvevTransport *transport, guint64 sequence, char *
                               gsize payload_len);
 
 /* Sleeps until bell_fd is readable, a peer sent something, or end_time
- * (a g_get_monotonic_time() value; 0: no limit), and takes in what the
- * peers sent.  A KvevQueueSleep. */
-void kvev_transport_sleep (gpointer transport, int bell_fd, gint64 end_time);
+ * (a g_get_monotonic_time() value; -1: no limit), and takes in what the
+ * peers sent. */
+void kvev_transport_wait (KvevTransport *transport, int bell_fd, gint64 end_time);
+
+/* How many subscriptions that can match were taken in since the last
+ * call: a heartbeat tells their subscribers the current sequence. */
+guint kvev_transport_take_new_subscriptions (KvevTransport *transport);
 
 /* Takes in what the peers sent without waiting, for a worker too busy to
  * sleep: at most once a millisecond does anything. */
@@ -59,6 +73,12 @@ void kvev_transport_take_in (KvevTransport *transport);
 
 /* Thread-safe. */
 void kvev_transport_counts (const KvevTransport *transport, KvevPeerCounts *counts);
+
+/* The replay socket's endpoint as bound, or NULL without replay. */
+const char *kvev_transport_get_replay_endpoint (const KvevTransport *transport);
+
+/* Thread-safe; all 0 without replay. */
+void kvev_transport_replay_counts (const KvevTransport *transport, KvevReplayCounts *counts);
 
 /* Waits until at least n subscriptions are present, or until deadline (a
  * g_get_monotonic_time() value; -1: no limit).  Thread-safe; the worker

@@ -15,6 +15,8 @@ struct _KvevWorker
   KvevEncoder *encoder;
   GThread *thread;
   guint64 next_sequence;
+  gint64 last_message_time; /* monotonic: when the last message went */
+  gboolean beat;            /* the sleep found a heartbeat due */
 
   /* Written by the thread for every message, read by anyone. */
   KvevWorkerCounts counts;
@@ -37,10 +39,13 @@ publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
   char *payload;
 
   payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
+  worker->last_message_time = g_get_monotonic_time ();
   if (kvev_transport_send (worker->transport, sequence, payload, payload_len))
     {
+      if (n == 0)
+        kvev_counter_set (&counts->heartbeats, counts->heartbeats + 1);
       kvev_counter_set_release (&counts->published_events, counts->published_events + n);
-      kvev_counter_set (&counts->published_batches, counts->published_batches + 1);
+      kvev_counter_set (&counts->published_batches, counts->published_batches + (n > 0));
     }
   else
     {
@@ -116,6 +121,41 @@ retire (KvevWorker *worker, guint64 last_event_id)
   g_mutex_unlock (&worker->progress_lock);
 }
 
+/* With heartbeats on, whether one is due: the stream was quiet for the
+ * interval, or a subscriber just came and should learn the sequence. */
+static gboolean
+heartbeat_due (KvevWorker *worker)
+{
+  gint64 interval_us = (gint64) worker->settings->heartbeat_ms * 1000;
+
+  if (interval_us == 0)
+    return FALSE;
+  return kvev_transport_take_new_subscriptions (worker->transport) > 0
+         || g_get_monotonic_time () - worker->last_message_time >= interval_us;
+}
+
+/* The queue's sleep (KvevQueueSleep): a nap waits on the bell alone, to
+ * the microsecond, which zmq_poll() cannot time, and the worker takes
+ * subscriptions in between batches anyway; a sleep until the next event
+ * also waits on the peers, and with heartbeats on until the next one is
+ * due, and then leaves the pop to send it. */
+static gboolean
+worker_sleep (gpointer data, int bell_fd, gint64 end_time)
+{
+  KvevWorker *worker = data;
+  gint64 interval_us = (gint64) worker->settings->heartbeat_ms * 1000;
+
+  if (end_time != 0)
+    {
+      kvev_queue_wait_fd (bell_fd, end_time);
+      return FALSE;
+    }
+  kvev_transport_wait (worker->transport, bell_fd,
+                       interval_us > 0 ? worker->last_message_time + interval_us : -1);
+  worker->beat = heartbeat_due (worker);
+  return worker->beat;
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -129,22 +169,29 @@ worker_main (gpointer data)
   guint64 reserved_gaps;
   guint n, i;
 
-  while ((n = kvev_queue_pop (worker->queue, calls, settings->max_batch_events,
-                              settings->batch_wait_us, &reserved_gaps))
-         > 0)
+  worker->last_message_time = g_get_monotonic_time ();
+  while (kvev_queue_pop (worker->queue, calls, settings->max_batch_events,
+                         settings->batch_wait_us, &n, &reserved_gaps))
     {
-      const KvevCall *last = calls[n - 1];
-
       /* Events the full queue dropped were older than these: the gap goes
        * right before them, where a subscriber can see it. */
       worker->next_sequence += reserved_gaps;
-      publish_calls (worker, calls, n, events);
-      retire (worker, last->first_event_id + last->n_events - 1);
-      for (i = 0; i < n; i++)
-        g_free (calls[i]);
-      /* A worker that never runs out of events never sleeps, where it
-       * would otherwise hear of subscriptions. */
-      kvev_transport_take_in (worker->transport);
+      if (n > 0)
+        {
+          const KvevCall *last = calls[n - 1];
+
+          publish_calls (worker, calls, n, events);
+          retire (worker, last->first_event_id + last->n_events - 1);
+          for (i = 0; i < n; i++)
+            g_free (calls[i]);
+          /* A worker that never runs out of events never sleeps, where
+           * it would otherwise hear of subscriptions. */
+          kvev_transport_take_in (worker->transport);
+        }
+      /* The empty batch of kvevents(7), HEARTBEATS. */
+      if (worker->beat || heartbeat_due (worker))
+        publish_batch (worker, NULL, 0);
+      worker->beat = FALSE;
     }
   return NULL;
 }
@@ -179,7 +226,7 @@ kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **erro
   worker->encoder = kvev_encoder_new (settings);
   /* The thread sleeps on the queue's bell and on the socket at once, so
    * that it takes subscriptions in while no event comes. */
-  kvev_queue_set_sleep (queue, kvev_transport_sleep, worker->transport);
+  kvev_queue_set_sleep (queue, worker_sleep, worker);
   if (KVEV_FAULT (KVEV_FAULT_THREAD))
     g_set_error_literal (&thread_error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
                          "Resource temporarily unavailable");
@@ -201,6 +248,18 @@ const char *
 kvev_worker_get_endpoint (const KvevWorker *worker)
 {
   return kvev_transport_get_endpoint (worker->transport);
+}
+
+const char *
+kvev_worker_get_replay_endpoint (const KvevWorker *worker)
+{
+  return kvev_transport_get_replay_endpoint (worker->transport);
+}
+
+void
+kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
+{
+  kvev_transport_replay_counts (worker->transport, counts);
 }
 
 gboolean
@@ -233,6 +292,7 @@ kvev_worker_counts (const KvevWorker *worker, KvevWorkerCounts *counts)
   counts->published_batches = kvev_counter_get (&own->published_batches);
   counts->send_failures = kvev_counter_get (&own->send_failures);
   counts->last_sequence = kvev_counter_get (&own->last_sequence);
+  counts->heartbeats = kvev_counter_get (&own->heartbeats);
 }
 
 void

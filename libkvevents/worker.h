@@ -24,6 +24,7 @@ typedef struct
   guint64 send_failures;
   guint64 send_failed_events;
   guint64 last_sequence;
+  guint64 heartbeats; /* empty messages, when nothing else went for a while */
 } KvevWorkerCounts;
 
 /* Binds the transport of settings and starts the thread that drains
@@ -32,6 +33,8 @@ typedef struct
 KvevWorker *kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **error);
 
 const char *kvev_worker_get_endpoint (const KvevWorker *worker);
+const char *kvev_worker_get_replay_endpoint (const KvevWorker *worker);
+void kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts);
 
 /* Waits until every event up to event_id has left (sent or dropped), or
  * until deadline (a g_get_monotonic_time() value; -1: no limit).

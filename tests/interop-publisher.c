@@ -103,7 +103,13 @@ main (int argc, char **argv)
       else if (strcmp (line, "stats") == 0)
         {
           g_autofree char *json = kvev_publisher_stats_json (publisher);
-          printf ("%s\n", json);
+          const char *replay = kvev_publisher_get_replay_endpoint (publisher);
+
+          /* The replay endpoint as one more member, for the tests. */
+          if (replay != NULL)
+            json[strlen (json) - 1] = '\0';
+          printf ("%s%s%s%s\n", json, replay ? ", \"replay_endpoint\": \"" : "",
+                  replay ? replay : "", replay ? "\"}" : "");
         }
       else
         {

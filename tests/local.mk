@@ -65,9 +65,11 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; exp
 if HAVE_ZMQ
 check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
-TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py
+TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
+	tests/test-replay.py
 endif
-EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py tests/tap.py
+EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
+	tests/test-replay.py tests/tap.py
 
 # Fault injection through the testing build of the library.
 if HAVE_ZMQ

@@ -41,12 +41,18 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_batch_wait_us", "50" },
   { "kv_events_send_buffer_bytes", "268435456" },
   { "kv_events_non_utf8", "bin" },
+  { "kv_events_heartbeat_ms", "0" },
+  { "kv_events_emit_publisher_id", "false" },
+  { "kv_events_replay_endpoint", "" },
+  { "kv_events_replay_buffer_messages", "10000" },
+  { "kv_events_replay_buffer_bytes", "268435456" },
 };
 
 static const char *const boolean_flags[] = {
   "enable_kv_events",
   "kv_events_emit_object_key",
   "kv_events_emit_legacy_compat",
+  "kv_events_emit_publisher_id",
 };
 
 static const char *const string_flags[] = {
@@ -59,6 +65,7 @@ static const char *const string_flags[] = {
   "kv_events_curve_secret_key_file",
   "kv_events_curve_allowed_clients_file",
   "kv_events_allowed_addresses",
+  "kv_events_replay_endpoint",
 };
 
 typedef struct
@@ -76,6 +83,8 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_queue_capacity", 0, G_MAXUINT32 }, { "kv_events_max_batch_events", 1, 4096 },
   { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
   { "kv_events_batch_wait_us", 0, 1000000 },     { "kv_events_send_buffer_bytes", 0, G_MAXUINT32 },
+  { "kv_events_heartbeat_ms", 0, 3600000 },       { "kv_events_replay_buffer_messages", 1, G_MAXUINT32 },
+  { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */
@@ -171,7 +180,7 @@ test_flags_list (void)
     n++;
   /* The fifteen publisher flags, the security flags, then the tuning flags
    * in the order they were added. */
-  g_assert_cmpuint (n, ==, 21);
+  g_assert_cmpuint (n, ==, 26);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);

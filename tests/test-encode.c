@@ -1413,8 +1413,8 @@ test_preconditions (void)
                                 "k", NULL);
   gsize len = 0;
 
-  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*n_events*");
-  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, event, 0, &len));
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*events*");
+  g_assert_null (kvev_encode_batch (encoder, TIMESTAMP, NULL, 1, &len));
   g_test_assert_expected_messages ();
 
   event->medium = KVEV_MEDIA_ALL;

@@ -1378,7 +1378,9 @@ test_stats_json (void)
   kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, KVEV_MEDIA_CPU);
   g_ptr_array_unref (receive_events (&fixture, 1));
   json = kvev_publisher_stats_json (fixture.publisher);
-  g_assert_true (g_str_has_prefix (json, "{\"enabled\": true, \"enqueued_events\": "));
+  g_assert_true (g_str_has_prefix (json, "{\"enabled\": true, \"instance_id\": \""));
+  g_assert_nonnull (strstr (json, kvev_publisher_get_instance_id (fixture.publisher)));
+  g_assert_nonnull (strstr (json, "\", \"enqueued_events\": "));
   g_assert_nonnull (strstr (json, "\"dropped_events\": 0"));
   g_assert_nonnull (strstr (json, "\"queue_depth\": 0"));
   g_assert_nonnull (strstr (json, "\"skipped_keyless_events\": 0"));
@@ -1387,12 +1389,14 @@ test_stats_json (void)
   /* The subscriber of the fixture, and no refusals; the newest statistic
    * is the last. */
   g_assert_nonnull (strstr (json, "\"subscriptions\": 1, "));
-  g_assert_nonnull (strstr (json, "\"refused_keys\": 0}"));
+  g_assert_nonnull (strstr (json, "\"refused_keys\": 0, "));
+  g_assert_nonnull (strstr (json, "\"replay_buffer_bytes\": 0}"));
 
   disabled = kvev_publisher_new (disabled_config, &error);
   g_assert_no_error (error);
   disabled_json = kvev_publisher_stats_json (disabled);
-  g_assert_true (g_str_has_prefix (disabled_json, "{\"enabled\": false, \"enqueued_events\": 0"));
+  g_assert_true (g_str_has_prefix (disabled_json, "{\"enabled\": false, \"instance_id\": \""));
+  g_assert_nonnull (strstr (disabled_json, "\", \"enqueued_events\": 0"));
   fixture_stop (&fixture);
 }
 

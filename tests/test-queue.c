@@ -25,7 +25,7 @@ pop_described (KvevQueue *queue, guint max_events, guint64 *gaps)
   g_autoptr (GString) described = g_string_new (NULL);
   guint n, i, j, m;
 
-  n = kvev_queue_pop (queue, calls, max_events, 0, gaps);
+  kvev_queue_pop (queue, calls, max_events, 0, &n, gaps);
   for (i = 0; i < n; i++)
     {
       m = kvev_call_events (calls[i], calls[i]->dropped, FALSE, events);

@@ -338,6 +338,15 @@ KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
  *   is not in kv_events_allowed_addresses.  Since 1.1.
  * @KVEV_STAT_REFUSED_KEYS: CURVE subscribers refused because their key is
  *   not in kv_events_curve_allowed_clients_file.  Since 1.1.
+ * @KVEV_STAT_HEARTBEATS: empty messages sent (kv_events_heartbeat_ms).
+ *   Since 1.1.
+ * @KVEV_STAT_REPLAY_REQUESTS: replay requests answered.  Since 1.1.
+ * @KVEV_STAT_REPLAY_MALFORMED_REQUESTS: replay requests of another shape,
+ *   left unanswered.  Since 1.1.
+ * @KVEV_STAT_REPLAY_MESSAGES: messages sent again by replay.  Since 1.1.
+ * @KVEV_STAT_REPLAY_BUFFER_MESSAGES: messages kept for replay now.
+ *   Since 1.1.
+ * @KVEV_STAT_REPLAY_BUFFER_BYTES: their payload bytes.  Since 1.1.
  *
  * Statistics.  Values are ABI: new ones are only ever appended.
  */
@@ -366,6 +375,12 @@ typedef enum
   KVEV_STAT_UNSUBSCRIBE_MESSAGES = 20,
   KVEV_STAT_REFUSED_ADDRESSES = 21,
   KVEV_STAT_REFUSED_KEYS = 22,
+  KVEV_STAT_HEARTBEATS = 23,
+  KVEV_STAT_REPLAY_REQUESTS = 24,
+  KVEV_STAT_REPLAY_MALFORMED_REQUESTS = 25,
+  KVEV_STAT_REPLAY_MESSAGES = 26,
+  KVEV_STAT_REPLAY_BUFFER_MESSAGES = 27,
+  KVEV_STAT_REPLAY_BUFFER_BYTES = 28,
 } KvevStat;
 
 /**
@@ -380,6 +395,35 @@ typedef enum
  */
 KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
                                       KvevStat stat);
+
+/**
+ * kvev_publisher_get_instance_id:
+ * @publisher: a publisher.
+ *
+ * This publisher's identity: 128 bits from the system's random source,
+ * drawn when it was created, as 32 lowercase hexadecimal digits.  Two
+ * publishers, or a master and the same master restarted, never share
+ * one, so a subscriber that sees the sequence go back, or a gap, can
+ * tell a restart from loss.  It is sent as every event's publisher_id
+ * with kv_events_emit_publisher_id, and is in kvev_publisher_stats_json().
+ *
+ * Returns: (transfer none): the id, valid as long as @publisher.
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API const char *kvev_publisher_get_instance_id (const KvevPublisher *publisher);
+
+/**
+ * kvev_publisher_get_replay_endpoint:
+ * @publisher: a publisher.
+ *
+ * The replay endpoint actually bound (kv_events_replay_endpoint), with
+ * wildcards resolved.
+ *
+ * Returns: (transfer none) (nullable): the endpoint, or %NULL without
+ *   replay or for a disabled publisher.
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API const char *kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher);
 
 /**
  * kvev_publisher_wait_subscribers:

@@ -1,0 +1,356 @@
+/* replay.c: the replay buffer and its thread; see replay.h.
+ *
+ * The protocol is vLLM's (vllm/distributed/kv_events.py): a request is
+ * [identity, "", start] with start a big-endian unsigned 64-bit sequence;
+ * the answer is every buffered message from start on, each as
+ * [identity, "", topic, sequence, payload] like the live ones, then
+ * [identity, "", "", 0xFFFFFFFFFFFFFFFF, ""].  A start older than the
+ * buffer begins with its oldest message.  Sequences the live stream
+ * skipped (events the queue dropped) are skipped here too.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "replay.h"
+
+#include "counter.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define STOP_ENDPOINT "inproc://kvevents-replay-stop"
+
+/* Messages copied out of the buffer at a time: the lock is the worker's
+ * too, and a whole buffer at once would hold it for milliseconds. */
+#define CHUNK 64
+
+/* How long a reply waits for a subscriber that reads it too slowly
+ * before it gives up on that subscriber: the thread serves one at a
+ * time. */
+#define SEND_TIMEOUT_MS 5000
+
+/* Frames a request may have; one more and it is malformed. */
+#define REQUEST_FRAMES 3
+
+typedef struct
+{
+  guint64 sequence;
+  zmq_msg_t message;
+} Entry;
+
+struct _KvevReplay
+{
+  const KvevSettings *settings;
+  void *socket;
+  void *stop_in;  /* the thread's end */
+  void *stop_out; /* kvev_replay_stop()'s end */
+  GThread *thread;
+
+  /* A ring that grows up to settings->replay_buffer_messages, under lock. */
+  GMutex lock;
+  Entry *entries;
+  gsize capacity;
+  gsize first;
+  gsize length;
+  guint64 bytes;
+
+  KvevReplayCounts counts; /* thread-safe through kvev_counter_*() */
+};
+
+static Entry *
+entry_at (KvevReplay *replay, gsize i)
+{
+  return &replay->entries[(replay->first + i) % replay->capacity];
+}
+
+static void
+drop_oldest_locked (KvevReplay *replay)
+{
+  Entry *oldest = entry_at (replay, 0);
+
+  replay->bytes -= zmq_msg_size (&oldest->message);
+  zmq_msg_close (&oldest->message);
+  replay->first = (replay->first + 1) % replay->capacity;
+  replay->length--;
+}
+
+static void
+grow_locked (KvevReplay *replay)
+{
+  gsize capacity = MIN (MAX (replay->capacity * 2, 64), replay->settings->replay_buffer_messages);
+  Entry *entries = g_new (Entry, capacity);
+  gsize i;
+
+  for (i = 0; i < replay->length; i++)
+    {
+      entries[i].sequence = entry_at (replay, i)->sequence;
+      zmq_msg_init (&entries[i].message);
+      zmq_msg_move (&entries[i].message, &entry_at (replay, i)->message);
+    }
+  g_free (replay->entries);
+  replay->entries = entries;
+  replay->capacity = capacity;
+  replay->first = 0;
+}
+
+void
+kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message)
+{
+  const KvevSettings *settings = replay->settings;
+  gsize size = zmq_msg_size (message);
+  Entry *entry;
+
+  g_mutex_lock (&replay->lock);
+  /* A message larger than the whole budget is not kept: a replay shows
+   * its sequence missing, as a loss. */
+  while (replay->length > 0
+         && (replay->length >= settings->replay_buffer_messages
+             || replay->bytes + size > settings->replay_buffer_bytes))
+    drop_oldest_locked (replay);
+  if (size <= settings->replay_buffer_bytes)
+    {
+      if (replay->length == replay->capacity)
+        grow_locked (replay);
+      entry = entry_at (replay, replay->length);
+      entry->sequence = sequence;
+      zmq_msg_init (&entry->message);
+      zmq_msg_move (&entry->message, message);
+      replay->length++;
+      replay->bytes += size;
+    }
+  kvev_counter_set (&replay->counts.buffered_messages, replay->length);
+  kvev_counter_set (&replay->counts.buffered_bytes, replay->bytes);
+  g_mutex_unlock (&replay->lock);
+}
+
+/* The index of the first entry with a sequence of at least start. */
+static gsize
+find_locked (KvevReplay *replay, guint64 start)
+{
+  gsize low = 0, high = replay->length;
+
+  while (low < high)
+    {
+      gsize middle = low + (high - low) / 2;
+
+      if (entry_at (replay, middle)->sequence < start)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+  return low;
+}
+
+/* Copies out up to CHUNK messages from start on; returns how many. */
+static guint
+copy_chunk (KvevReplay *replay, guint64 start, Entry *out)
+{
+  gsize i, n = 0;
+
+  g_mutex_lock (&replay->lock);
+  for (i = find_locked (replay, start); i < replay->length && n < CHUNK; i++, n++)
+    {
+      out[n].sequence = entry_at (replay, i)->sequence;
+      zmq_msg_init (&out[n].message);
+      zmq_msg_copy (&out[n].message, &entry_at (replay, i)->message);
+    }
+  g_mutex_unlock (&replay->lock);
+  return (guint) n;
+}
+
+/* Sends the first frame, the peer's identity, waiting while the peer's
+ * pipe is full (ZMQ_ROUTER_MANDATORY says so instead of dropping).  The
+ * frames after it always go.  FALSE when the peer is gone or too slow. */
+static gboolean
+send_identity (KvevReplay *replay, zmq_msg_t *identity)
+{
+  for (;;)
+    {
+      zmq_pollitem_t item = { replay->socket, 0, ZMQ_POLLOUT, 0 };
+      zmq_msg_t copy;
+
+      zmq_msg_init (&copy);
+      zmq_msg_copy (&copy, identity);
+      if (zmq_msg_send (&copy, replay->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+        return TRUE;
+      zmq_msg_close (&copy);
+      if (zmq_errno () != EAGAIN || zmq_poll (&item, 1, SEND_TIMEOUT_MS) <= 0)
+        return FALSE;
+    }
+}
+
+static gboolean
+send_reply (KvevReplay *replay, zmq_msg_t *identity, const void *topic, gsize topic_len,
+            guint64 sequence, zmq_msg_t *payload)
+{
+  guint64 sequence_be = GUINT64_TO_BE (sequence);
+
+  if (!send_identity (replay, identity))
+    return FALSE;
+  zmq_send (replay->socket, "", 0, ZMQ_SNDMORE);
+  zmq_send (replay->socket, topic, topic_len, ZMQ_SNDMORE);
+  zmq_send (replay->socket, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE);
+  if (payload != NULL)
+    zmq_msg_send (payload, replay->socket, 0);
+  else
+    zmq_send (replay->socket, "", 0, 0);
+  return TRUE;
+}
+
+static void
+answer (KvevReplay *replay, zmq_msg_t *identity, guint64 start)
+{
+  const KvevSettings *settings = replay->settings;
+  Entry chunk[CHUNK];
+  gboolean sending = TRUE;
+  guint n, i;
+
+  kvev_counter_add (&replay->counts.requests, 1);
+  while (sending && (n = copy_chunk (replay, start, chunk)) > 0)
+    {
+      for (i = 0; i < n; i++)
+        {
+          if (sending
+              && (sending = send_reply (replay, identity, settings->topic, settings->topic_len,
+                                        chunk[i].sequence, &chunk[i].message)))
+            kvev_counter_add (&replay->counts.messages, 1);
+          zmq_msg_close (&chunk[i].message);
+        }
+      start = chunk[n - 1].sequence + 1;
+    }
+  if (sending)
+    send_reply (replay, identity, "", 0, G_MAXUINT64, NULL);
+}
+
+/* Reads one request, all of its frames; answers it if it is well formed. */
+static void
+serve (KvevReplay *replay)
+{
+  zmq_msg_t frames[REQUEST_FRAMES];
+  zmq_msg_t extra;
+  guint n = 0, i;
+  int more = 1;
+  size_t more_len = sizeof more;
+
+  while (more)
+    {
+      zmq_msg_t *frame = n < REQUEST_FRAMES ? &frames[n] : &extra;
+
+      zmq_msg_init (frame);
+      if (zmq_msg_recv (frame, replay->socket, ZMQ_DONTWAIT) < 0)
+        {
+          zmq_msg_close (frame);
+          break;
+        }
+      if (frame == &extra)
+        zmq_msg_close (&extra);
+      n++;
+      if (zmq_getsockopt (replay->socket, ZMQ_RCVMORE, &more, &more_len) != 0)
+        more = 0;
+    }
+  if (n == REQUEST_FRAMES && zmq_msg_size (&frames[1]) == 0
+      && zmq_msg_size (&frames[2]) == sizeof (guint64))
+    {
+      guint64 start_be;
+
+      memcpy (&start_be, zmq_msg_data (&frames[2]), sizeof start_be);
+      answer (replay, &frames[0], GUINT64_FROM_BE (start_be));
+    }
+  else if (n > 0)
+    kvev_counter_add (&replay->counts.malformed_requests, 1);
+  for (i = 0; i < MIN (n, REQUEST_FRAMES); i++)
+    zmq_msg_close (&frames[i]);
+}
+
+static gpointer
+replay_main (gpointer data)
+{
+  KvevReplay *replay = data;
+
+  for (;;)
+    {
+      zmq_pollitem_t items[] = {
+        { replay->socket, 0, ZMQ_POLLIN, 0 },
+        { replay->stop_in, 0, ZMQ_POLLIN, 0 },
+      };
+
+      if (zmq_poll (items, 2, -1) < 0)
+        {
+          if (zmq_errno () == EINTR)
+            continue;
+          break;
+        }
+      if (items[1].revents != 0)
+        break;
+      if (items[0].revents != 0)
+        serve (replay);
+    }
+  zmq_close (replay->socket);
+  zmq_close (replay->stop_in);
+  return NULL;
+}
+
+KvevReplay *
+kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GError **error)
+{
+  KvevReplay *replay = g_new0 (KvevReplay, 1);
+  GError *thread_error = NULL;
+  int linger = 0;
+
+  replay->settings = settings;
+  g_mutex_init (&replay->lock);
+  replay->stop_in = zmq_socket (context, ZMQ_PAIR);
+  replay->stop_out = zmq_socket (context, ZMQ_PAIR);
+  if (replay->stop_in == NULL || replay->stop_out == NULL
+      || zmq_bind (replay->stop_in, STOP_ENDPOINT) != 0
+      || zmq_connect (replay->stop_out, STOP_ENDPOINT) != 0)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start replay: %s"),
+                   zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  zmq_setsockopt (replay->stop_in, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt (replay->stop_out, ZMQ_LINGER, &linger, sizeof linger);
+  replay->socket = socket;
+  replay->thread = kvev_thread_try_new ("kvev-replay", replay_main, replay, &thread_error);
+  if (replay->thread == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start replay: %s"),
+                   thread_error->message);
+      g_error_free (thread_error);
+      goto fail;
+    }
+  return replay;
+
+fail:
+  if (replay->stop_in != NULL)
+    zmq_close (replay->stop_in);
+  if (replay->stop_out != NULL)
+    zmq_close (replay->stop_out);
+  g_mutex_clear (&replay->lock);
+  g_free (replay);
+  return NULL;
+}
+
+void
+kvev_replay_counts (const KvevReplay *replay, KvevReplayCounts *counts)
+{
+  counts->requests = kvev_counter_get (&replay->counts.requests);
+  counts->malformed_requests = kvev_counter_get (&replay->counts.malformed_requests);
+  counts->messages = kvev_counter_get (&replay->counts.messages);
+  counts->buffered_messages = kvev_counter_get (&replay->counts.buffered_messages);
+  counts->buffered_bytes = kvev_counter_get (&replay->counts.buffered_bytes);
+}
+
+void
+kvev_replay_stop (KvevReplay *replay)
+{
+  if (replay == NULL)
+    return;
+  zmq_send (replay->stop_out, "", 0, 0);
+  g_thread_join (replay->thread);
+  zmq_close (replay->stop_out);
+  while (replay->length > 0)
+    drop_oldest_locked (replay);
+  g_free (replay->entries);
+  g_mutex_clear (&replay->lock);
+  g_free (replay);
+}
