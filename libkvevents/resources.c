@@ -36,10 +36,12 @@
  *  - each socket's mailbox: the XPUB socket; the ZAP handler's REP socket
  *    when an allow-list is set (zap.c; its inproc bind takes none); with
  *    an address allow-list, the socket monitor's two PAIR sockets
- *    (transport-zmq.c);
+ *    (transport-zmq.c); with replay, its ROUTER socket and the two PAIR
+ *    sockets that stop its thread (replay.c);
  *  - zmq_bind() on tcp://: the netlink socket of getifaddrs() while it
  *    resolves the address, then the listening socket (ipc:// takes only
- *    the latter; both are counted for every endpoint).
+ *    the latter; both are counted for every endpoint), for each bound
+ *    socket.
  * And the queue's doorbell, an eventfd of the library's own. */
 #define ZMQ_CONTEXT_FDS 5
 #define ZMQ_SOCKET_FDS 1
@@ -51,12 +53,12 @@
  * into a descriptor each.  libzmq survives a failed accept(), but a
  * publisher that no subscriber can reach serves nobody. */
 #define FD_MARGIN 4
-#define MAX_FDS (ZMQ_CONTEXT_FDS + 4 * ZMQ_SOCKET_FDS + ZMQ_BIND_FDS + QUEUE_FDS + FD_MARGIN)
+#define MAX_FDS (ZMQ_CONTEXT_FDS + 7 * ZMQ_SOCKET_FDS + 2 * ZMQ_BIND_FDS + QUEUE_FDS + FD_MARGIN)
 
-/* libzmq's reaper and I/O threads, the publisher's worker, and the ZAP
- * handler when an allow-list is set. */
+/* libzmq's reaper and I/O threads, the publisher's worker, the ZAP
+ * handler when an allow-list is set, and the replay thread. */
 #define ZMQ_THREADS 2
-#define MAX_THREADS (ZMQ_THREADS + 2)
+#define MAX_THREADS (ZMQ_THREADS + 3)
 
 /* The descriptors are taken with the lowest numbers free, as libzmq's
  * will be, so what matters is how many are free below RLIMIT_NOFILE, not
@@ -163,12 +165,14 @@ kvev_resources_check (const KvevSettings *settings, GError **error)
   gboolean zap = settings->security->allowed_clients != NULL
                  || settings->security->allowed_addresses != NULL;
   gboolean monitor = settings->security->allowed_addresses != NULL;
-  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 : 0);
+  gboolean replay = settings->replay_endpoint != NULL;
+  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 : 0) + (replay ? 3 : 0);
+  guint binds = 1 + (replay ? 1 : 0);
 
-  return check_descriptors (ZMQ_CONTEXT_FDS + ZMQ_SOCKET_FDS * sockets + ZMQ_BIND_FDS + QUEUE_FDS
-                                + FD_MARGIN,
+  return check_descriptors (ZMQ_CONTEXT_FDS + ZMQ_SOCKET_FDS * sockets + ZMQ_BIND_FDS * binds
+                                + QUEUE_FDS + FD_MARGIN,
                             error)
-         && check_threads (ZMQ_THREADS + 1 + (zap ? 1 : 0), error);
+         && check_threads (ZMQ_THREADS + 1 + (zap ? 1 : 0) + (replay ? 1 : 0), error);
 }
 
 #else /* !G_OS_UNIX */
