@@ -6,16 +6,13 @@
 
 noinst_PROGRAMS += %reldir%/mini-master %reldir%/mini-master-broken
 
-%canon_reldir%_mini_master_SOURCES = \
-	%reldir%/mini-master.c \
-	$(KVTOOL_RELAY_SOURCES) \
-	$(KVTOOL_SOURCES)
+%canon_reldir%_mini_master_SOURCES = %reldir%/mini-master.c
 %canon_reldir%_mini_master_CPPFLAGS = $(KVTOOL_CPPFLAGS)
-%canon_reldir%_mini_master_LDADD = $(KVTOOL_LIBS)
+%canon_reldir%_mini_master_LDADD = $(KVTOOL_LIBS) libkvevents/libkvevents.la
 
 %canon_reldir%_mini_master_broken_SOURCES = $(%canon_reldir%_mini_master_SOURCES)
 %canon_reldir%_mini_master_broken_CPPFLAGS = $(KVTOOL_CPPFLAGS) -DKVEV_MINI_MASTER_SKIP=eviction
-%canon_reldir%_mini_master_broken_LDADD = $(KVTOOL_LIBS)
+%canon_reldir%_mini_master_broken_LDADD = $(KVTOOL_LIBS) libkvevents/libkvevents.la
 
 # The oracle: availability rebuilt from the events alone must equal the
 # master's own.  It skips in a build without the transport.

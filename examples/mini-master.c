@@ -44,6 +44,7 @@
 
 #include "kvtool.h"
 #include "relay.h"
+#include "utf8.h"
 
 /* A test switch, not something a master has: the oracle test builds a
  * second binary with -DKVEV_MINI_MASTER_SKIP=<point> to leave one
@@ -1124,7 +1125,7 @@ write_truth (Store *store, const char *path, GError **error)
       kvt_json_append_bytes (json, tenant, strlen (tenant), TRUE);
       g_string_append (json, ", \"object_key\": ");
       kvt_json_append_bytes (json, object->key, (gsize) object->key_len,
-                             kvt_utf8_valid (object->key, (gsize) object->key_len));
+                             kvev_bytes_are_utf8 (object->key, (gsize) object->key_len));
       g_string_append (json, ", \"media\": [");
       if (media & KVEV_MEDIA_CPU)
         g_string_append (json, (media & KVEV_MEDIA_DISK) ? "\"cpu\", \"disk\"" : "\"cpu\"");

@@ -27,12 +27,8 @@ kvev_fuzz_keyfile_sources = \
 # The decoder needs GLib only, so its target builds without the transport.
 kvev_fuzz_decode_sources = \
 	%reldir%/fuzz-decode.c \
-	tools/decode.h \
-	tools/decode.c \
-	tools/kvtool.h \
-	tools/kvtool.c \
 	$(kvev_fuzz_common_sources)
-kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 
 # The replay programs.  KVEV_FUZZ_SRCDIR is where they look for the corpus
 # when run by hand; make check passes top_srcdir in the environment.
@@ -51,7 +47,7 @@ TESTS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
 %canon_reldir%_replay_decode_SOURCES = %reldir%/standalone.c $(kvev_fuzz_decode_sources)
 %canon_reldir%_replay_decode_CPPFLAGS = \
 	$(kvev_fuzz_decode_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"decode\"
-%canon_reldir%_replay_decode_LDADD = $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la $(GLIB_LIBS) $(LIBINTL)
 
 # The seed corpus (one directory per target: automake copies directories
 # in EXTRA_DIST whole), the saved crash inputs, libFuzzer dictionaries, and
@@ -76,12 +72,20 @@ kvev_fuzz_cflags = $(AM_CFLAGS) -fsanitize=fuzzer-no-link,$(KVEV_FUZZ_SANITIZE) 
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 kvev_fuzz_ldflags = $(AM_LDFLAGS) -fsanitize=fuzzer,$(KVEV_FUZZ_SANITIZE)
 
-# The library again, instrumented so that libFuzzer sees its branches.
-noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la
+# The library again, instrumented so that libFuzzer sees its branches, and
+# the decoder of tools/common likewise.
+noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la %reldir%/libkvtool-fuzz.la
 %canon_reldir%_libkvevents_fuzz_la_SOURCES = $(kvev_library_sources) $(kvev_shared_sources)
 %canon_reldir%_libkvevents_fuzz_la_CPPFLAGS = $(kvev_library_cppflags)
 %canon_reldir%_libkvevents_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_libkvevents_fuzz_la_LIBADD = $(kvev_library_libs)
+%canon_reldir%_libkvtool_fuzz_la_SOURCES = \
+	tools/common/kvtool.h \
+	tools/common/kvtool.c \
+	tools/common/decode.h \
+	tools/common/decode.c
+%canon_reldir%_libkvtool_fuzz_la_CPPFLAGS = $(AM_CPPFLAGS)
+%canon_reldir%_libkvtool_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 
 KVEV_FUZZERS = %reldir%/fuzz-config %reldir%/fuzz-keyfile %reldir%/fuzz-decode
 noinst_PROGRAMS += $(KVEV_FUZZERS)
@@ -100,7 +104,7 @@ noinst_PROGRAMS += $(KVEV_FUZZERS)
 %canon_reldir%_fuzz_decode_CPPFLAGS = $(kvev_fuzz_decode_cppflags)
 %canon_reldir%_fuzz_decode_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_fuzz_decode_LDFLAGS = $(kvev_fuzz_ldflags)
-%canon_reldir%_fuzz_decode_LDADD = $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_fuzz_decode_LDADD = %reldir%/libkvtool-fuzz.la $(GLIB_LIBS) $(LIBINTL)
 
 fuzz: $(KVEV_FUZZERS)
 else
