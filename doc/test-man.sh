@@ -10,7 +10,7 @@ set -u
 srcdir=${top_srcdir:-.}
 
 set --
-for p in "$srcdir"/doc/*.[1-8] "$srcdir"/tools/*.1; do
+for p in "$srcdir"/doc/*.[1-8] "$srcdir"/tools/*.1 "$srcdir"/tools/bench/*.1; do
   if [ -f "$p" ]; then set -- "$@" "$p"; fi
 done
 

@@ -119,8 +119,8 @@ endif
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-bench-report
 TESTS += tests/test-bench-report
-tests_test_bench_report_SOURCES = tests/test-bench-report.c tools/bench-report.c tools/bench.h
-tests_test_bench_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_bench_report_SOURCES = tests/test-bench-report.c tools/bench/bench-report.c tools/bench/bench.h
+tests_test_bench_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_bench_report_LDADD = libkvevents/libkvevents-internal.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
 	$(GLIB_LIBS) $(LIBINTL) -lm
 endif

@@ -4,7 +4,7 @@
 # a loaded build machine mean nothing.
 # SPDX-License-Identifier: Apache-2.0
 
-bench=${top_builddir:-.}/tools/kvevents-bench
+bench=${top_builddir:-.}/tools/bench/kvevents-bench
 out=${TMPDIR:-/tmp}/test-bench.$$.json
 err=${TMPDIR:-/tmp}/test-bench.$$.err
 trap 'rm -f "$out" "$err"' EXIT
