@@ -5,7 +5,7 @@
 # somewhere (a table wider than the terminal, a broken font escape, a
 # macro misspelt), and lintian fails the package build on it.
 #
-# Pages: doc/*.[1-8] and tools/*.1.  TAP output; skips without groff.
+# Pages: doc/*.[1-8], tools/*.1 and tools/bench/*.1.  TAP output; skips without groff.
 set -u
 srcdir=${top_srcdir:-.}
 

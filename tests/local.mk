@@ -115,15 +115,16 @@ tests_test_stress_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
-# kvevents-bench's summaries of its per-run figures.
+# kvevents-bench's summaries of its per-run figures, and its smoke run.
 if HAVE_ZMQ
-check_PROGRAMS += tests/test-bench-report
-TESTS += tests/test-bench-report
-tests_test_bench_report_SOURCES = tests/test-bench-report.c tools/bench/bench-report.c tools/bench/bench.h
-tests_test_bench_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_bench_report_LDADD = libkvevents/libkvevents-internal.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
+check_PROGRAMS += tests/test-bench-stats
+TESTS += tests/test-bench-stats tests/test-bench.sh
+tests_test_bench_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) \
+	$(MSGPACK_CFLAGS)
+tests_test_bench_stats_LDADD = tools/bench/libbench.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
 	$(GLIB_LIBS) $(LIBINTL) -lm
 endif
+EXTRA_DIST += tests/test-bench.sh
 EXTRA_DIST += tests/tap.sh
 
 # ThreadSanitizer cannot see GLib's locks (futexes inside the

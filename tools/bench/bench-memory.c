@@ -1,130 +1,18 @@
 /* bench-memory.c: bytes per queued event, each run in a fresh process
- * (this program started again with --memory-child) so that no earlier
- * allocation is reused and the growth is the queue's alone.
- *
- * The child fills a held publisher's queue to its capacity with one
- * stored event per object, distinct keys of the configured length, and
- * reports its resident set (/proc/self/statm) and heap in use
- * (mallinfo2) before and after, and its peak RSS (VmHWM).  The
- * baseline child queues as many malloc()ed 128-byte items in a bare
- * GAsyncQueue.
+ * (this program started again with --memory-child, bench-memory-child.c)
+ * so that no earlier allocation is reused and the growth is the queue's
+ * alone.  The baseline child queues as many malloc()ed 128-byte items in
+ * a bare GAsyncQueue.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
-#include "bench.h"
+#include "bench-sections.h"
 
 #include <inttypes.h>
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/resource.h>
 #include <glib/gi18n.h>
-
-#define BARE_ITEM_SIZE 128
-
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-#define HAVE_MALLINFO2 1
-#endif
-
-static gint64
-rss_bytes (void)
-{
-  g_autofree char *text = NULL;
-  long long size, resident;
-
-  if (!g_file_get_contents ("/proc/self/statm", &text, NULL, NULL)
-      || sscanf (text, "%lld %lld", &size, &resident) != 2)
-    return -1;
-  return (gint64) resident * sysconf (_SC_PAGESIZE);
-}
-
-static gint64
-heap_bytes (void)
-{
-#ifdef HAVE_MALLINFO2
-  struct mallinfo2 info = mallinfo2 ();
-
-  /* In use from the arenas, plus mmap()ed blocks. */
-  return (gint64) (info.uordblks + info.hblkhd);
-#else
-  return -1;
-#endif
-}
-
-int
-bench_memory_child_main (const char *kind, guint n_events, guint key_len)
-{
-  g_autofree char *key = g_malloc (key_len);
-  gint64 rss_before, rss_after, heap_before, heap_after;
-  guint64 depth = 0;
-  long peak_kib;
-  guint i;
-
-  if (strcmp (kind, "kvev") == 0)
-    {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (KvevConfig) config = bench_config_new ("tcp://127.0.0.1:*", n_events, TRUE);
-      KvevPublisher *publisher = kvev_publisher_new (config, &error);
-
-      if (publisher == NULL)
-        {
-          g_printerr ("kvevents-bench: %s\n", error->message);
-          return 1;
-        }
-      bench_publisher_hold (publisher, TRUE);
-      rss_before = rss_bytes ();
-      heap_before = heap_bytes ();
-      for (i = 0; i < n_events; i++)
-        {
-          bench_fill_key (key, key_len, i);
-          kvev_publish_stored (publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
-        }
-      rss_after = rss_bytes ();
-      heap_after = heap_bytes ();
-      depth = bench_publisher_queue_depth (publisher);
-      peak_kib = bench_peak_rss_kib ();
-      bench_publisher_hold (publisher, FALSE);
-      kvev_publisher_flush (publisher, 30000);
-      kvev_publisher_free (publisher);
-    }
-  else if (strcmp (kind, "bare") == 0)
-    {
-      GAsyncQueue *queue = g_async_queue_new ();
-      gpointer item;
-
-      rss_before = rss_bytes ();
-      heap_before = heap_bytes ();
-      for (i = 0; i < n_events; i++)
-        {
-          item = malloc (BARE_ITEM_SIZE);
-          if (item == NULL)
-            return 1;
-          memset (item, (int) (i & 0xff), BARE_ITEM_SIZE);
-          g_async_queue_push (queue, item);
-        }
-      rss_after = rss_bytes ();
-      heap_after = heap_bytes ();
-      depth = (guint64) g_async_queue_length (queue);
-      peak_kib = bench_peak_rss_kib ();
-      while ((item = g_async_queue_try_pop (queue)) != NULL)
-        free (item);
-      g_async_queue_unref (queue);
-    }
-  else
-    {
-      g_printerr (_("kvevents-bench: unknown --memory-child \"%s\"\n"), kind);
-      return 2;
-    }
-
-  printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-          " %ld %" G_GUINT64_FORMAT "\n",
-          rss_before, rss_after, heap_before, heap_after, peak_kib, depth);
-  return 0;
-}
 
 typedef struct
 {
@@ -156,9 +44,9 @@ run_child (const BenchSettings *settings, const char *kind, guint n_events, Chil
               " %ld %" G_GUINT64_FORMAT,
               &rss_before, &rss_after, &heap_before, &heap_after, &peak, &depth)
       != 6)
-    return bench_fail (error, _("Unexpected output from the memory child: %s"), out);
+    return bench_fail (error, _ ("Unexpected output from the memory child: %s"), out);
   if (depth != n_events)
-    return bench_fail (error, _("The memory child queued %" PRIu64 " events of %u"),
+    return bench_fail (error, _ ("The memory child queued %" PRIu64 " events of %u"),
                        (uint64_t) depth, n_events);
   result->rss_per_event = rss_before < 0 ? NAN : (double) (rss_after - rss_before) / n_events;
   result->heap_per_event = heap_before < 0 ? NAN : (double) (heap_after - heap_before) / n_events;
@@ -171,35 +59,35 @@ bench_memory (BenchReport *report, const BenchSettings *settings, GError **error
 {
   guint n_events = settings->smoke ? 8192 : 65536;
   g_autofree char *title = g_strdup_printf (
-      _("Memory: bytes per queued event, %u events with %u-byte keys, worker held "
-        "(lower is better)"),
+      _ ("Memory: bytes per queued event, %u events with %u-byte keys, worker held "
+         "(lower is better)"),
       n_events, settings->key_len);
   BenchSection *section = bench_report_add_section (report, "memory", title);
   BenchFigure *bare_rss, *kvev_rss, *bare_heap, *kvev_heap, *bare_peak, *kvev_peak;
   guint run;
 
   bare_rss = bench_section_add_figure (section, "bare.rss_bytes_per_event",
-                                       _("RSS growth, bare GAsyncQueue of 128-byte items"),
+                                       _ ("RSS growth, bare GAsyncQueue of 128-byte items"),
                                        "B/event", NULL);
   kvev_rss = bench_section_add_figure (section, "kvev.rss_bytes_per_event",
-                                       _("RSS growth, publisher queue"), "B/event", bare_rss);
+                                       _ ("RSS growth, publisher queue"), "B/event", bare_rss);
   bare_heap
       = bench_section_add_figure (section, "bare.heap_bytes_per_event",
-                                  _("heap in use (mallinfo2), bare GAsyncQueue"), "B/event", NULL);
+                                  _ ("heap in use (mallinfo2), bare GAsyncQueue"), "B/event", NULL);
   kvev_heap = bench_section_add_figure (section, "kvev.heap_bytes_per_event",
-                                        _("heap in use (mallinfo2), publisher queue"), "B/event",
+                                        _ ("heap in use (mallinfo2), publisher queue"), "B/event",
                                         bare_heap);
   bare_peak = bench_section_add_figure (
-      section, "bare.peak_rss_kib", _("peak RSS of the process, bare GAsyncQueue"), "KiB", NULL);
+      section, "bare.peak_rss_kib", _ ("peak RSS of the process, bare GAsyncQueue"), "KiB", NULL);
   kvev_peak = bench_section_add_figure (section, "kvev.peak_rss_kib",
-                                        _("peak RSS of the process, publisher"), "KiB", bare_peak);
+                                        _ ("peak RSS of the process, publisher"), "KiB", bare_peak);
   bench_section_set_info (section, "events", n_events);
 
   for (run = 0; run < settings->runs; run++)
     {
       ChildResult bare, kvev;
 
-      bench_progress (settings, _("memory, run %u of %u"), run + 1, settings->runs);
+      bench_progress (settings, _ ("memory, run %u of %u"), run + 1, settings->runs);
       if (!run_child (settings, "bare", n_events, &bare, error)
           || !run_child (settings, "kvev", n_events, &kvev, error))
         return FALSE;
