@@ -27,11 +27,13 @@ tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
 tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
+# The encoder, against the key-by-key reference that is also
+# kvevents-bench's baseline (tools/bench/bench-baseline.c).
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-encode
 TESTS += tests/test-encode
-tests_test_encode_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS)
-tests_test_encode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
+tests_test_encode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/bench $(MSGPACK_CFLAGS)
+tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The publisher on real sockets (ipc in a temporary directory, tcp on
