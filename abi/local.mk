@@ -32,7 +32,7 @@ EXTRA_DIST += \
 	%reldir%/libkvevents.so.1.abi \
 	%reldir%/abi-check.sh \
 	%reldir%/test-abi-break.sh \
-	examples/consumer.c \
+	tests/installcheck-consumer.c \
 	%reldir%/installcheck.sh
 
 # How the break test compiles its changed copies: the sources and flags of
@@ -61,12 +61,14 @@ update-abi: $(lib_LTLIBRARIES)
 
 .PHONY: check-abi update-abi
 
-# make installcheck (and so make distcheck): a program that knows the
-# library only through the installed kvevents.pc is compiled, linked and
-# run against the installed files.  See abi/installcheck.sh.
+# make installcheck (and so make distcheck): programs that know the
+# library only through the installed kvevents.pc, a check of the API and
+# the example master, are compiled, linked and run against the installed
+# files.  See abi/installcheck.sh.
 installcheck-local:
 	CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' DESTDIR='$(DESTDIR)' \
 	prefix='$(prefix)' exec_prefix='$(exec_prefix)' \
 	libdir='$(libdir)' includedir='$(includedir)' \
 	$(SHELL) $(srcdir)/%reldir%/installcheck.sh \
-	  '$(srcdir)/examples/consumer.c'
+	  '$(srcdir)/tests/installcheck-consumer.c' \
+	  '$(srcdir)/examples/mini-master.c' '$(srcdir)/examples/store.c'

@@ -148,3 +148,29 @@ AM_TESTS_ENVIRONMENT += \
 	TSAN_OPTIONS="$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}:suppressions=$(abs_top_srcdir)/tests/tsan.supp"; \
 	export TSAN_OPTIONS;
 endif
+
+# The tools: kvevents-pub into kvevents-sub, and raw frames no
+# well-behaved publisher sends, from tests/sendframes.
+TESTS += tests/test-tools.sh
+EXTRA_DIST += tests/test-tools.sh
+if HAVE_ZMQ
+check_PROGRAMS += tests/sendframes
+tests_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
+tests_sendframes_LDADD = $(GLIB_LIBS) $(ZMQ_LIBS)
+endif
+
+# The oracle: availability rebuilt from the events alone must equal the
+# master's own.  tests/oracle-master is the example's store
+# (examples/store.c) under a seeded workload; oracle-master-broken is the
+# same with tests/oracle-broken.c wrapped around kvev_publish_delta, a
+# master that leaves out a publication, which the oracle must notice.  It
+# skips in a build without the transport.
+check_PROGRAMS += tests/oracle-master tests/oracle-master-broken
+tests_oracle_master_CPPFLAGS = $(KVTOOL_CPPFLAGS) -I$(top_srcdir)/examples
+tests_oracle_master_LDADD = examples/libstore.la $(KVTOOL_LIBS) libkvevents/libkvevents.la
+tests_oracle_master_broken_SOURCES = tests/oracle-master.c tests/oracle-broken.c
+tests_oracle_master_broken_CPPFLAGS = $(tests_oracle_master_CPPFLAGS)
+tests_oracle_master_broken_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=kvev_publish_delta
+tests_oracle_master_broken_LDADD = $(tests_oracle_master_LDADD)
+TESTS += tests/test-oracle.sh
+EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py

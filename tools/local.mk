@@ -23,16 +23,6 @@ EXTRA_DIST += %reldir%/kvevents-keygen.1
 %canon_reldir%_kvevents_keygen_CPPFLAGS = $(KVTOOL_CPPFLAGS)
 %canon_reldir%_kvevents_keygen_LDADD = $(KVTOOL_LIBS) libkvevents/libkvevents.la
 
-# The tool tests: kvevents-pub into kvevents-sub, and raw frames no
-# well-behaved publisher sends, from a helper that is never installed.
-TESTS += tests/test-tools.sh
-EXTRA_DIST += tests/test-tools.sh
-if HAVE_ZMQ
-check_PROGRAMS += %reldir%/sendframes
-%canon_reldir%_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
-%canon_reldir%_sendframes_LDADD = $(GLIB_LIBS) $(ZMQ_LIBS)
-endif
-
 # kvevents-keygen's files, and a CURVE stream from kvevents-pub to
 # kvevents-sub; it skips in a build without ZeroMQ.
 TESTS += tests/test-keygen.sh
