@@ -20,12 +20,14 @@ AM_TESTS_ENVIRONMENT = \
 TEST_INTERNAL_LIBS = libkvevents/libkvevents-internal.la
 TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
 
-# Unit tests of internals.
+# Unit tests of internals.  The queue's doorbell is seen through test
+# seams, which the testing build of the library has.
 check_PROGRAMS += tests/test-config tests/test-media tests/test-queue
 TESTS += tests/test-config tests/test-media tests/test-queue
 tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
-tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
-tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_media_LDADD = $(TEST_PUBLIC_LIBS)
+tests_test_queue_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TESTING
+tests_test_queue_LDADD = libkvevents/libkvevents-testing.la
 
 # The encoder, against the key-by-key reference that is also
 # kvevents-bench's baseline (tools/bench/bench-baseline.c).
@@ -52,9 +54,10 @@ TESTS += tests/test-api
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
 tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 
-# Packaging checks: symbols, headers, translations.
-TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
-EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
+# Packaging checks: symbols, headers, translations, and every manual
+# page of the tree (doc/*.7 and the tools' pages) as lintian reads them.
+TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
+EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; export GLIB_CFLAGS;
 
 # A Python indexer (python3-zmq, python3-msgpack with raw=False) reads the
@@ -149,10 +152,17 @@ AM_TESTS_ENVIRONMENT += \
 	export TSAN_OPTIONS;
 endif
 
+# The tools' shared helpers, in both builds.
+check_PROGRAMS += tests/test-kvtool
+TESTS += tests/test-kvtool
+tests_test_kvtool_CPPFLAGS = $(KVTOOL_CPPFLAGS)
+tests_test_kvtool_LDADD = $(KVTOOL_LIBS)
+
 # The tools: kvevents-pub into kvevents-sub, and raw frames no
-# well-behaved publisher sends, from tests/sendframes.
-TESTS += tests/test-tools.sh
-EXTRA_DIST += tests/test-tools.sh
+# well-behaved publisher sends, from tests/sendframes; kvevents-keygen's
+# files, and a CURVE stream from kvevents-pub to kvevents-sub.
+TESTS += tests/test-tools.sh tests/test-keygen.sh
+EXTRA_DIST += tests/test-tools.sh tests/test-keygen.sh
 if HAVE_ZMQ
 check_PROGRAMS += tests/sendframes
 tests_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
@@ -174,3 +184,7 @@ tests_oracle_master_broken_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=kvev_publish_delta
 tests_oracle_master_broken_LDADD = $(tests_oracle_master_LDADD)
 TESTS += tests/test-oracle.sh
 EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py
+
+# The fuzz targets' corpus and saved crash inputs, replayed through
+# replay-TARGET in every build (tests/fuzz/local.mk builds them).
+TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode

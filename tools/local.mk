@@ -22,8 +22,3 @@ endif
 EXTRA_DIST += %reldir%/kvevents-keygen.1
 %canon_reldir%_kvevents_keygen_CPPFLAGS = $(KVTOOL_CPPFLAGS)
 %canon_reldir%_kvevents_keygen_LDADD = $(KVTOOL_LIBS) libkvevents/libkvevents.la
-
-# kvevents-keygen's files, and a CURVE stream from kvevents-pub to
-# kvevents-sub; it skips in a build without ZeroMQ.
-TESTS += tests/test-keygen.sh
-EXTRA_DIST += tests/test-keygen.sh

@@ -30,11 +30,11 @@ kvev_fuzz_decode_sources = \
 	$(kvev_fuzz_common_sources)
 kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 
-# The replay programs.  KVEV_FUZZ_SRCDIR is where they look for the corpus
-# when run by hand; make check passes top_srcdir in the environment.
+# The replay programs (tests/local.mk runs them).  KVEV_FUZZ_SRCDIR is
+# where they look for the corpus when run by hand; make check passes
+# top_srcdir in the environment.
 kvev_fuzz_replay_cppflags = $(AM_CPPFLAGS) -DKVEV_FUZZ_SRCDIR=\"$(abs_top_srcdir)\"
 check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
-TESTS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
 
 %canon_reldir%_replay_config_SOURCES = %reldir%/standalone.c $(kvev_fuzz_config_sources)
 %canon_reldir%_replay_config_CPPFLAGS = $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"config\"
@@ -60,8 +60,6 @@ EXTRA_DIST += \
 	%reldir%/decode.dict \
 	%reldir%/make-corpus.py \
 	%reldir%/README
-# The CI scripts for fuzzing and the sanitizers.
-EXTRA_DIST += .ci/fuzz .ci/sanitizers
 
 if KVEV_FUZZING
 # Sanitizers the fuzzers run with; e.g. `make fuzz KVEV_FUZZ_SANITIZE=undefined`
