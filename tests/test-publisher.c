@@ -1,5 +1,6 @@
 /* test-publisher.c: the publisher on real sockets, decoded by a
- * subscriber with msgpack-c, for every publication point of the seed.
+ * subscriber with msgpack-c, for every publication point of kvevents(7),
+ * "PUBLICATION POINTS".
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
