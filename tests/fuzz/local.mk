@@ -2,7 +2,7 @@
 #
 #   config   kvev_config_set/get/copy/validate and the option group
 #   keyfile  GKeyFile bytes through kvev_config_load_key_file and validate
-#   decode   kvevents-sub's decoder (tools/decode.c) on any frames
+#   decode   kvevents-sub's decoder (tools/common/decode.c) on any frames
 #
 # In every build, `make check` links each target with standalone.c as
 # tests/fuzz/replay-TARGET and replays tests/fuzz/corpus/TARGET/ and
