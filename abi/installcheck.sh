@@ -4,11 +4,12 @@
 # installed shared library.  This is what a master's build does, so it
 # proves the .pc, the installed headers and the soname link together.
 #
-#   installcheck.sh CONSUMER.c
+#   installcheck.sh CONSUMER.c EXAMPLE.c...
 #
-# CONSUMER.c is examples/consumer.c.  (examples/mini-master.c is not used: it
-# includes config.h and the tools' helpers, so it cannot be built from
-# installed files alone.)
+# CONSUMER.c is tests/installcheck-consumer.c, which checks what the
+# library does; EXAMPLE.c... are the example master's sources
+# (examples/mini-master.c examples/store.c), built the way its opening
+# comment tells a reader to build it, and run disabled and on ipc://.
 #
 # Environment (from make): CC PKG_CONFIG DESTDIR prefix exec_prefix libdir
 # includedir.  make distcheck runs this with a temporary prefix; an
@@ -16,6 +17,7 @@
 set -eu
 
 consumer_src=$1
+shift
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 DESTDIR=${DESTDIR:-}
@@ -58,15 +60,17 @@ esac
 
 export LD_LIBRARY_PATH="$DESTDIR$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-# compile NAME SOURCE: link a program against the installed library and
+# compile NAME SOURCE...: link a program against the installed library and
 # make sure it would load the installed libkvevents.so.1.
 compile () {
+  name=$1
+  shift
   # shellcheck disable=SC2086 # $flags is pkg-config's word list
-  $CC -Wall -o "$tmp/$1" "$2" $flags
-  loaded=$(ldd "$tmp/$1" 2>/dev/null | sed -n 's/^[[:space:]]*libkvevents\.so\.1 => \([^ ]*\).*/\1/p')
+  $CC -Wall -o "$tmp/$name" "$@" $flags
+  loaded=$(ldd "$tmp/$name" 2>/dev/null | sed -n 's/^[[:space:]]*libkvevents\.so\.1 => \([^ ]*\).*/\1/p')
   case $loaded in
-    "$DESTDIR$libdir"/*) echo "installcheck: $1 loads $loaded" ;;
-    *) echo "installcheck: $1 would load '$loaded', not the installed library" >&2; return 1 ;;
+    "$DESTDIR$libdir"/*) echo "installcheck: $name loads $loaded" ;;
+    *) echo "installcheck: $name would load '$loaded', not the installed library" >&2; return 1 ;;
   esac
 }
 
@@ -74,5 +78,27 @@ compile consumer "$consumer_src"
 "$tmp/consumer"                 # a disabled publisher: no socket at all
 mkdir "$tmp/run"
 "$tmp/consumer" "$tmp/run"      # publishing on ipc:// in a private directory
+
+# The example master, disabled and then publishing.  Its last line is the
+# publisher's statistics: with a transport, every event it queued went
+# out and none was refused.
+compile mini-master "$@"
+"$tmp/mini-master" >"$tmp/disabled.json"
+grep -q '"enabled": false' "$tmp/disabled.json" || {
+  echo "installcheck: mini-master without --enable-kv-events: $(cat "$tmp/disabled.json")" >&2
+  exit 1
+}
+"$tmp/mini-master" --enable-kv-events --kv-events-backend-id=installcheck \
+  --kv-events-bind-endpoint="ipc://$tmp/run/mini-master.sock" >"$tmp/enabled.json"
+echo "installcheck: mini-master: $(cat "$tmp/enabled.json")"
+if grep -q '"enabled": true' "$tmp/enabled.json"; then
+  enqueued=$(sed -n 's/.*"enqueued_events": \([0-9]*\).*/\1/p' "$tmp/enabled.json")
+  published=$(sed -n 's/.*"published_events": \([0-9]*\).*/\1/p' "$tmp/enabled.json")
+  if [ "${enqueued:-0}" -eq 0 ] || [ "$enqueued" != "$published" ] ||
+    ! grep -q '"rejected_events": 0,' "$tmp/enabled.json"; then
+    echo "installcheck: mini-master did not publish every event it queued" >&2
+    exit 1
+  fi
+fi
 
 echo "installcheck: ok"

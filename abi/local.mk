@@ -32,7 +32,7 @@ EXTRA_DIST += \
 	%reldir%/libkvevents.so.1.abi \
 	%reldir%/abi-check.sh \
 	%reldir%/test-abi-break.sh \
-	examples/consumer.c \
+	tests/installcheck-consumer.c \
 	%reldir%/installcheck.sh
 
 # How the break test compiles its changed copies: the sources and flags of
@@ -40,7 +40,7 @@ EXTRA_DIST += \
 KVEV_ABI_BREAK_ENV = \
 	top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
 	CC='$(CC)' ABIDW='$(ABIDW)' ABIDIFF='$(ABIDIFF)' \
-	KVEV_ABI_SOURCES='$(filter %.c,$(libkvevents_libkvevents_internal_la_SOURCES))' \
+	KVEV_ABI_SOURCES='$(filter %.c,$(kvev_shared_sources) $(libkvevents_libkvevents_internal_la_SOURCES))' \
 	KVEV_ABI_CFLAGS='$(GLIB_CFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)' \
 	KVEV_ABI_LIBS='$(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL) $(LIBS)'
 
@@ -61,12 +61,14 @@ update-abi: $(lib_LTLIBRARIES)
 
 .PHONY: check-abi update-abi
 
-# make installcheck (and so make distcheck): a program that knows the
-# library only through the installed kvevents.pc is compiled, linked and
-# run against the installed files.  See abi/installcheck.sh.
+# make installcheck (and so make distcheck): programs that know the
+# library only through the installed kvevents.pc, a check of the API and
+# the example master, are compiled, linked and run against the installed
+# files.  See abi/installcheck.sh.
 installcheck-local:
 	CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' DESTDIR='$(DESTDIR)' \
 	prefix='$(prefix)' exec_prefix='$(exec_prefix)' \
 	libdir='$(libdir)' includedir='$(includedir)' \
 	$(SHELL) $(srcdir)/%reldir%/installcheck.sh \
-	  '$(srcdir)/examples/consumer.c'
+	  '$(srcdir)/tests/installcheck-consumer.c' \
+	  '$(srcdir)/examples/mini-master.c' '$(srcdir)/examples/store.c'

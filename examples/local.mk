@@ -1,32 +1,31 @@
-# Examples: a small store master that calls the library at every
-# publication point of the seed design.  Built by `make`, never installed.
-#
-# mini-master-broken is the same master with one publication compiled out
-# (KVEV_MINI_MASTER_SKIP): the oracle test runs it to show that it fails.
+# Examples: a store master to read and to copy.  store.c is the store and
+# its publication points, mini-master.c the start-up, a scripted run of
+# client requests and the shutdown around it.  They need nothing but
+# <kvevents/kvevents.h> and GLib: make builds them against the build tree,
+# make installcheck against the installed files alone
+# (abi/installcheck.sh).  Never installed.  tests/oracle-master runs the
+# same store under a seeded random workload.
 
-noinst_PROGRAMS += %reldir%/mini-master %reldir%/mini-master-broken
+noinst_LTLIBRARIES += %reldir%/libstore.la
+%canon_reldir%_libstore_la_SOURCES = %reldir%/store.h %reldir%/store.c
+%canon_reldir%_libstore_la_CPPFLAGS = $(KVEV_EXAMPLE_CPPFLAGS)
 
-%canon_reldir%_mini_master_SOURCES = \
-	%reldir%/mini-master.c \
-	$(KVTOOL_RELAY_SOURCES) \
-	$(KVTOOL_SOURCES)
-%canon_reldir%_mini_master_CPPFLAGS = $(KVTOOL_CPPFLAGS)
-%canon_reldir%_mini_master_LDADD = $(KVTOOL_LIBS)
+noinst_PROGRAMS += %reldir%/mini-master
+%canon_reldir%_mini_master_CPPFLAGS = $(KVEV_EXAMPLE_CPPFLAGS)
+%canon_reldir%_mini_master_LDADD = %reldir%/libstore.la libkvevents/libkvevents.la $(GLIB_LIBS)
 
-%canon_reldir%_mini_master_broken_SOURCES = $(%canon_reldir%_mini_master_SOURCES)
-%canon_reldir%_mini_master_broken_CPPFLAGS = $(KVTOOL_CPPFLAGS) -DKVEV_MINI_MASTER_SKIP=eviction
-%canon_reldir%_mini_master_broken_LDADD = $(KVTOOL_LIBS)
+# The public headers and GLib, nothing of the library's own.
+KVEV_EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include $(GLIB_CFLAGS)
 
-# The oracle: availability rebuilt from the events alone must equal the
-# master's own.  It skips in a build without the transport.
-TESTS += tests/test-oracle.sh
-EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py
-
-# `make demo`: the master runs a short workload while kvevents-sub prints
-# the stream; both end with their summaries.  Everything lives in a
-# temporary directory: the endpoint is an ipc:// socket there.
+# `make demo`: a master runs a short workload while kvevents-sub prints
+# the stream; both end with their summaries.  The master is the store of
+# store.c under tests/oracle-master's workload, which can wait for the
+# subscriber before its first operation (--wait-subscribers): the example
+# itself cannot, since a PUB socket tells nobody about its subscribers.
+# Everything lives in a temporary directory: the endpoint is an ipc://
+# socket there.
 DEMO_OPS = 40
-demo: %reldir%/mini-master$(EXEEXT) tools/kvevents-sub$(EXEEXT)
+demo: tests/oracle-master$(EXEEXT) tools/kvevents-sub$(EXEEXT)
 	@if test '$(HAVE_ZMQ_01)' != 1; then \
 	  echo 'make demo: this build has no transport (configured --without-zmq)' >&2; \
 	  exit 1; \
@@ -34,15 +33,15 @@ demo: %reldir%/mini-master$(EXEEXT) tools/kvevents-sub$(EXEEXT)
 	dir=`mktemp -d "$${TMPDIR:-/tmp}/kvevents-demo.XXXXXX"` || exit 1; \
 	trap 'rm -rf "$$dir"' EXIT; \
 	TMPDIR=$$dir; export TMPDIR; \
-	echo "== kvevents-sub prints what mini-master publishes on ipc://$$dir/kv-events"; \
+	echo "== kvevents-sub prints what the store of examples/store.c publishes on ipc://$$dir/kv-events"; \
 	./tools/kvevents-sub$(EXEEXT) --endpoint="ipc://$$dir/kv-events" --format=text \
 	  --until-disconnect --timeout-ms=60000 & sub=$$!; \
-	./%reldir%/mini-master$(EXEEXT) --ops=$(DEMO_OPS) --seed=7 --tenants=2 \
+	./tests/oracle-master$(EXEEXT) --ops=$(DEMO_OPS) --seed=7 --tenants=2 \
 	  --enable-kv-events --kv-events-bind-endpoint="ipc://$$dir/kv-events" \
 	  --kv-events-backend-id=demo-backend --kv-events-model-name=demo-model \
 	  --wait-subscribers=1 --wait-timeout-ms=30000 2>"$$dir/master.log" \
 	  || { kill $$sub; cat "$$dir/master.log" >&2; exit 1; }; \
 	wait $$sub; \
-	echo "== mini-master's side"; \
+	echo "== the master's side: $(DEMO_OPS) operations of a seeded workload (tests/oracle-master)"; \
 	cat "$$dir/master.log"
 .PHONY: demo

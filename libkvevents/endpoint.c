@@ -281,12 +281,6 @@ kvev_endpoint_validate (const char *endpoint, GError **error)
 }
 
 gboolean
-kvev_endpoint_is_ipv6 (const char *endpoint)
-{
-  return g_str_has_prefix (endpoint, TCP_PREFIX "[");
-}
-
-gboolean
 kvev_endpoint_is_wildcard (const char *endpoint)
 {
   g_auto (TcpHost) host = { 0 };

@@ -10,6 +10,7 @@
 #define KVEVENTS_ENDPOINT_H
 
 #include "kvevents-private.h"
+#include "endpoint-ipv6.h"
 
 G_BEGIN_DECLS
 
@@ -22,10 +23,6 @@ G_BEGIN_DECLS
  * write instead, without quoting @endpoint (the caller does, naming its
  * flag). */
 gboolean kvev_endpoint_validate (const char *endpoint, GError **error);
-
-/* Whether a tcp:// endpoint names its host as a bracketed IPv6 address,
- * which ZeroMQ handles only on a socket with ZMQ_IPV6. */
-gboolean kvev_endpoint_is_ipv6 (const char *endpoint);
 
 /* Whether binding @endpoint listens on every interface: its host is "*"
  * or a numeric spelling of 0.0.0.0 or :: ("0", "0.0", "[0::0]"...),

@@ -11,11 +11,25 @@ kvevents_include_HEADERS = \
 	include/kvevents/kvevents-publisher.h
 nodist_kvevents_include_HEADERS = include/kvevents/kvevents-version.h
 
+# Pure helpers, with no state and no translated messages, that the tools
+# and tests need too: the shared library hides them (its version script
+# exports none), so they are a convenience library of their own, linked
+# into every build of the library and into tools/common.
+kvev_shared_sources = \
+	%reldir%/endpoint-ipv6.h \
+	%reldir%/secret.h \
+	%reldir%/secret.c \
+	%reldir%/utf8.h \
+	%reldir%/z85.h \
+	%reldir%/z85.c
+noinst_LTLIBRARIES += libkvevents/libkvevents-shared.la
+libkvevents_libkvevents_shared_la_SOURCES = $(kvev_shared_sources)
+libkvevents_libkvevents_shared_la_LIBADD = $(GLIB_LIBS)
+
 kvev_library_sources = \
 	%reldir%/kvevents-private.h \
 	%reldir%/counter.h \
 	%reldir%/fault.h \
-	%reldir%/utf8.h \
 	%reldir%/version.c \
 	%reldir%/config.c \
 	%reldir%/settings.h \
@@ -59,7 +73,7 @@ kvev_library_libs = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)
 noinst_LTLIBRARIES += libkvevents/libkvevents-internal.la
 libkvevents_libkvevents_internal_la_SOURCES = $(kvev_library_sources)
 libkvevents_libkvevents_internal_la_CPPFLAGS = $(kvev_library_cppflags)
-libkvevents_libkvevents_internal_la_LIBADD = $(kvev_library_libs)
+libkvevents_libkvevents_internal_la_LIBADD = libkvevents/libkvevents-shared.la $(kvev_library_libs)
 
 # The same sources again with the fault injection seam (fault.h), for the
 # tests that make sends, sockets and threads fail, the queue's hold and
@@ -67,7 +81,7 @@ libkvevents_libkvevents_internal_la_LIBADD = $(kvev_library_libs)
 noinst_LTLIBRARIES += libkvevents/libkvevents-testing.la
 libkvevents_libkvevents_testing_la_SOURCES = $(kvev_library_sources) %reldir%/fault.c
 libkvevents_libkvevents_testing_la_CPPFLAGS = $(kvev_library_cppflags) -DKVEV_TESTING
-libkvevents_libkvevents_testing_la_LIBADD = $(kvev_library_libs)
+libkvevents_libkvevents_testing_la_LIBADD = libkvevents/libkvevents-shared.la $(kvev_library_libs)
 
 lib_LTLIBRARIES = libkvevents/libkvevents.la
 libkvevents_libkvevents_la_SOURCES =

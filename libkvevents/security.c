@@ -22,47 +22,6 @@
 #define KVEV_SECRET_KEY_FILE_MAX 1024
 #define KVEV_ALLOWED_CLIENTS_FILE_MAX (1024 * 1024)
 
-static const char z85_alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz"
-                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
-
-gboolean
-kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES])
-{
-  guint i, j;
-
-  if (strlen (z85) != KVEV_Z85_KEY_LEN)
-    return FALSE;
-  for (i = 0; i < KVEV_Z85_KEY_LEN; i += 5)
-    {
-      guint64 value = 0;
-
-      for (j = 0; j < 5; j++)
-        {
-          const char *digit = z85[i + j] != '\0' ? strchr (z85_alphabet, z85[i + j]) : NULL;
-
-          if (digit == NULL)
-            return FALSE;
-          value = value * 85 + (guint64) (digit - z85_alphabet);
-        }
-      if (value > G_MAXUINT32)
-        return FALSE;
-      for (j = 0; j < 4; j++)
-        key[i / 5 * 4 + j] = (guint8) (value >> (24 - 8 * j));
-    }
-  return TRUE;
-}
-
-void
-kvev_secret_wipe (void *data, gsize len)
-{
-  /* Through a volatile pointer: stores to memory about to be freed are
-   * dead to the compiler, which may drop a plain memset(). */
-  volatile guint8 *bytes = data;
-
-  while (len-- > 0)
-    *bytes++ = 0;
-}
-
 /* Reads a key file whole into a NUL-terminated buffer of *length bytes
  * (plus the NUL).  Only a regular file of at most max_size bytes is
  * read: a FIFO nobody writes would hang validation, and /dev/zero would

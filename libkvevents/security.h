@@ -9,11 +9,10 @@
 #define KVEVENTS_SECURITY_H
 
 #include "kvevents-private.h"
+#include "secret.h"
+#include "z85.h"
 
 G_BEGIN_DECLS
-
-#define KVEV_Z85_KEY_LEN 40
-#define KVEV_KEY_BYTES 32
 
 typedef struct
 {
@@ -43,13 +42,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevSecurity, kvev_security_free)
 /* Whether a peer address as ZeroMQ's ZAP reports it ("127.0.0.1",
  * "::1", "::ffff:10.0.0.1") is allowed. */
 gboolean kvev_security_address_allowed (const KvevSecurity *security, const char *address);
-
-/* Clears len bytes that held a secret, in a way the compiler does not
- * drop as a dead store before a free or the end of a scope. */
-void kvev_secret_wipe (void *data, gsize len);
-
-/* Decodes 40 Z85 characters into 32 bytes; FALSE if they are not Z85. */
-gboolean kvev_z85_decode_key (const char *z85, guint8 key[KVEV_KEY_BYTES]);
 
 /* One warning when the stream would be open to any host: an endpoint
  * that binds every interface (kvev_endpoint_is_wildcard ()) with neither

@@ -1,6 +1,9 @@
 /* utf8.h: whether a string goes on the wire as msgpack str.  Shared by
  * the encoder and by the event calls, which check only when
  * kv_events_non_utf8 is skip; inline, since both call it on hot paths.
+ * Pure, with no state and no messages, so the tools and tests that must
+ * tell str from bin as the library does use it too
+ * (libkvevents-shared.la).
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */

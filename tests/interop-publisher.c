@@ -2,7 +2,7 @@
  * then obeys one command a line on stdin, answering "ok" on stdout after
  * each, so the subscriber in another language decides when it is in sync:
  *   probe      publish one cleared for tenant "sync" and flush
- *   scenario   publish every publication point of the seed and flush
+ *   scenario   publish every publication point of kvevents(7) and flush
  *   stats      print the statistics as JSON
  *   bulk N LEN publish N stored events with keys of LEN bytes, flushing
  *              every 64, so the queue itself never holds much

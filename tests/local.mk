@@ -22,21 +22,23 @@ TEST_INTERNAL_LIBS = libkvevents/libkvevents-testing.la
 TEST_INTERNAL_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TESTING
 TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
 
-# Unit tests of internals.
+# Unit tests of internals.  The queue's doorbell is seen through test
+# seams, which the testing build of the library has.
 check_PROGRAMS += tests/test-config tests/test-media tests/test-queue
 TESTS += tests/test-config tests/test-media tests/test-queue
 tests_test_config_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_config_LDADD = $(TEST_INTERNAL_LIBS)
-tests_test_media_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
-tests_test_media_LDADD = $(TEST_INTERNAL_LIBS)
+tests_test_media_LDADD = $(TEST_PUBLIC_LIBS)
 tests_test_queue_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
+# The encoder, against the key-by-key reference that is also
+# kvevents-bench's baseline (tools/bench/bench-baseline.c).
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-encode
 TESTS += tests/test-encode
-tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(MSGPACK_CFLAGS)
-tests_test_encode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
+tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) -I$(top_srcdir)/tools/bench $(MSGPACK_CFLAGS)
+tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The publisher on real sockets (ipc in a temporary directory, tcp on
@@ -55,9 +57,10 @@ TESTS += tests/test-api
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
 tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 
-# Packaging checks: symbols, headers, translations.
-TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
-EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh
+# Packaging checks: symbols, headers, translations, and every manual
+# page of the tree (doc/*.7 and the tools' pages) as lintian reads them.
+TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
+EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; export GLIB_CFLAGS;
 
 # A Python indexer (python3-zmq, python3-msgpack with raw=False) reads the
@@ -122,15 +125,16 @@ tests_test_stress_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_C
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
-# kvevents-bench's summaries of its per-run figures.
+# kvevents-bench's summaries of its per-run figures, and its smoke run.
 if HAVE_ZMQ
-check_PROGRAMS += tests/test-bench-report
-TESTS += tests/test-bench-report
-tests_test_bench_report_SOURCES = tests/test-bench-report.c tools/bench-report.c tools/bench.h
-tests_test_bench_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_bench_report_LDADD = libkvevents/libkvevents-internal.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
+check_PROGRAMS += tests/test-bench-stats
+TESTS += tests/test-bench-stats tests/test-bench.sh
+tests_test_bench_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) \
+	$(MSGPACK_CFLAGS)
+tests_test_bench_stats_LDADD = tools/bench/libbench.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
 	$(GLIB_LIBS) $(LIBINTL) -lm
 endif
+EXTRA_DIST += tests/test-bench.sh
 EXTRA_DIST += tests/tap.sh
 
 # ThreadSanitizer cannot see GLib's locks (futexes inside the
@@ -172,3 +176,40 @@ tests_test_fork_SOURCES = tests/test-fork.c tests/test-util.c tests/test-util.h
 tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_fork_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
+
+# The tools' shared helpers, in both builds.
+check_PROGRAMS += tests/test-kvtool
+TESTS += tests/test-kvtool
+tests_test_kvtool_CPPFLAGS = $(KVTOOL_CPPFLAGS)
+tests_test_kvtool_LDADD = $(KVTOOL_LIBS)
+
+# The tools: kvevents-pub into kvevents-sub, and raw frames no
+# well-behaved publisher sends, from tests/sendframes; kvevents-keygen's
+# files, and a CURVE stream from kvevents-pub to kvevents-sub.
+TESTS += tests/test-tools.sh tests/test-keygen.sh
+EXTRA_DIST += tests/test-tools.sh tests/test-keygen.sh
+if HAVE_ZMQ
+check_PROGRAMS += tests/sendframes
+tests_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
+tests_sendframes_LDADD = $(GLIB_LIBS) $(ZMQ_LIBS)
+endif
+
+# The oracle: availability rebuilt from the events alone must equal the
+# master's own.  tests/oracle-master is the example's store
+# (examples/store.c) under a seeded workload; oracle-master-broken is the
+# same with tests/oracle-broken.c wrapped around kvev_publish_delta, a
+# master that leaves out a publication, which the oracle must notice.  It
+# skips in a build without the transport.
+check_PROGRAMS += tests/oracle-master tests/oracle-master-broken
+tests_oracle_master_CPPFLAGS = $(KVTOOL_CPPFLAGS) -I$(top_srcdir)/examples
+tests_oracle_master_LDADD = examples/libstore.la $(KVTOOL_LIBS) libkvevents/libkvevents.la
+tests_oracle_master_broken_SOURCES = tests/oracle-master.c tests/oracle-broken.c
+tests_oracle_master_broken_CPPFLAGS = $(tests_oracle_master_CPPFLAGS)
+tests_oracle_master_broken_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=kvev_publish_delta
+tests_oracle_master_broken_LDADD = $(tests_oracle_master_LDADD)
+TESTS += tests/test-oracle.sh
+EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py
+
+# The fuzz targets' corpus and saved crash inputs, replayed through
+# replay-TARGET in every build (tests/fuzz/local.mk builds them).
+TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode

@@ -5,7 +5,7 @@
 #   oracle-rebuild.py --events FILE --truth FILE --backend ID
 #
 # FILE of events is kvevents-sub's JSON output (one object a line); the
-# truth is mini-master's --truth.  The availability is a set of
+# truth is tests/oracle-master's --truth.  The availability is a set of
 # (backend, tenant, key, medium): stored adds, removed discards (removed is
 # idempotent: a removed for something never stored is fine), cleared drops
 # every entry of its backend and tenant.  Exit 0 when the rebuilt set is the

@@ -133,10 +133,34 @@ test_version (void)
   g_autofree char *expected = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR,
                                                KVEV_VERSION_MICRO);
 
+  g_assert_nonnull (kvev_version ());
   g_assert_cmpstr (kvev_version (), ==, expected);
+  /* The package version configure knows is the same three numbers. */
   g_assert_cmpstr (kvev_version (), ==, PACKAGE_VERSION);
   g_assert_true (KVEV_CHECK_VERSION (1, 0, 0));
+  g_assert_true (KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO));
+  g_assert_false (
+      KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO + 1));
   g_assert_false (KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR + 1, 0, 0));
+}
+
+/* The build says whether it has a transport, and the library agrees. */
+static void
+test_has_transport (void)
+{
+  g_assert_cmpint (kvev_has_transport (), ==, KVEV_TEST_HAVE_ZMQ);
+}
+
+/* The error domain and its codes are ABI. */
+static void
+test_error_quark (void)
+{
+  g_assert_cmpstr (g_quark_to_string (KVEV_ERROR), ==, "kvev-error-quark");
+  g_assert_cmpuint (KVEV_ERROR, ==, kvev_error_quark ());
+  g_assert_cmpint (KVEV_ERROR_UNKNOWN_FLAG, ==, 0);
+  g_assert_cmpint (KVEV_ERROR_INVALID_VALUE, ==, 1);
+  g_assert_cmpint (KVEV_ERROR_INCOMPLETE, ==, 2);
+  g_assert_cmpint (KVEV_ERROR_TRANSPORT, ==, 3);
 }
 
 static void
@@ -191,6 +215,8 @@ main (int argc, char **argv)
   endpoint = g_strconcat ("ipc://", socket_path, NULL);
 
   g_test_add_func ("/kvevents/api/version", test_version);
+  g_test_add_func ("/kvevents/api/has-transport", test_has_transport);
+  g_test_add_func ("/kvevents/api/error-quark", test_error_quark);
   g_test_add_func ("/kvevents/api/disabled-by-config", test_disabled_by_config);
   g_test_add_func ("/kvevents/api/enabled", test_enabled);
   g_test_add_func ("/kvevents/api/invalid-config", test_invalid_config);

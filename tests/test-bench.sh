@@ -4,7 +4,7 @@
 # a loaded build machine mean nothing.
 # SPDX-License-Identifier: Apache-2.0
 
-bench=${top_builddir:-.}/tools/kvevents-bench
+bench=${top_builddir:-.}/tools/bench/kvevents-bench
 out=${TMPDIR:-/tmp}/test-bench.$$.json
 err=${TMPDIR:-/tmp}/test-bench.$$.err
 trap 'rm -f "$out" "$err"' EXIT
@@ -16,7 +16,7 @@ set -- $keys
 n_keys=$#
 set -- $figures
 n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1 + 3 + 5))"
+echo "1..$((2 + n_keys + n_figures + 1 + 3 + 5 + 1))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -110,4 +110,15 @@ if [ "$status" -eq 0 ] && grep -q "Memory per queued event, 8-byte keys" "$out";
 else
     echo "not ok $i - the memory target is labelled with --key-len (status $status)"
     sed 's/^/# /' "$err"
+fi
+i=$((i + 1))
+
+# --version, as the other tools say it.
+"$bench" --version >"$out" 2>"$err"
+status=$?
+if [ "$status" -eq 0 ] && grep -qx 'kvevents-bench (kvevents) [0-9][0-9.]*' "$out" && [ ! -s "$err" ]; then
+    echo "ok $i - --version prints the version and exits 0"
+else
+    echo "not ok $i - --version prints the version and exits 0 (status $status)"
+    sed 's/^/# /' "$out" "$err"
 fi

@@ -69,11 +69,11 @@ if command -v c++ >/dev/null 2>&1; then
     echo "not ok 4 - a set of tiers fails in C++98"; sed 's/^/# /' "$tmp/err"
   fi
   # The README's tour is this program; a C++ master copies it.
-  if c++ -x c++ -std=c++11 -Wall -Wextra -Werror $flags -c "$top_srcdir/examples/consumer.c" \
+  if c++ -x c++ -std=c++11 -Wall -Wextra -Werror $flags -c "$top_srcdir/tests/installcheck-consumer.c" \
     -o "$tmp/consumer.o" 2>"$tmp/err"; then
-    echo "ok 5 - examples/consumer.c compiles as C++"
+    echo "ok 5 - tests/installcheck-consumer.c compiles as C++"
   else
-    echo "not ok 5 - examples/consumer.c fails as C++"; sed 's/^/# /' "$tmp/err"
+    echo "not ok 5 - tests/installcheck-consumer.c fails as C++"; sed 's/^/# /' "$tmp/err"
   fi
 else
   echo "ok 3 # SKIP no C++ compiler"

@@ -1,8 +1,7 @@
-/* test-media.c: replica types onto tiers, tier names, version, features.
+/* test-media.c: replica types onto tiers, and tier names.
  * SPDX-License-Identifier: Apache-2.0
  */
-/* Internal header for config.h: HAVE_ZMQ says what the build chose. */
-#include "kvevents-private.h"
+#include "config.h"
 
 #include <kvevents/kvevents.h>
 
@@ -70,42 +69,6 @@ test_media_name_not_single (void)
   g_assert_null (kvev_media_name ((KvevMedia) (1 << 2 | KVEV_MEDIA_CPU)));
 }
 
-static void
-test_version (void)
-{
-  g_autofree char *expected
-      = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO);
-
-  g_assert_nonnull (kvev_version ());
-  g_assert_cmpstr (kvev_version (), ==, expected);
-  /* The package version configure knows is the same three numbers. */
-  g_assert_cmpstr (kvev_version (), ==, PACKAGE_VERSION);
-  g_assert_true (KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO));
-  g_assert_false (
-      KVEV_CHECK_VERSION (KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO + 1));
-}
-
-static void
-test_has_transport (void)
-{
-#ifdef HAVE_ZMQ
-  g_assert_true (kvev_has_transport ());
-#else
-  g_assert_false (kvev_has_transport ());
-#endif
-}
-
-static void
-test_error_quark (void)
-{
-  g_assert_cmpstr (g_quark_to_string (KVEV_ERROR), ==, "kvev-error-quark");
-  g_assert_cmpuint (KVEV_ERROR, ==, kvev_error_quark ());
-  g_assert_cmpint (KVEV_ERROR_UNKNOWN_FLAG, ==, 0);
-  g_assert_cmpint (KVEV_ERROR_INVALID_VALUE, ==, 1);
-  g_assert_cmpint (KVEV_ERROR_INCOMPLETE, ==, 2);
-  g_assert_cmpint (KVEV_ERROR_TRANSPORT, ==, 3);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -117,9 +80,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/media/replica-unknown", test_replica_unknown);
   g_test_add_func ("/kvevents/media/name-single", test_media_name_single);
   g_test_add_func ("/kvevents/media/name-not-single", test_media_name_not_single);
-  g_test_add_func ("/kvevents/media/version", test_version);
-  g_test_add_func ("/kvevents/media/has-transport", test_has_transport);
-  g_test_add_func ("/kvevents/media/error-quark", test_error_quark);
 
   return g_test_run ();
 }

@@ -2,14 +2,16 @@
 # test-oracle.sh: the availability a subscriber rebuilds from the events
 # alone must equal the master's own.
 #
-# examples/mini-master runs a seeded random workload over every operation
-# of the seed's publication-point table and writes its ground truth;
+# tests/oracle-master runs the example master's store under a seeded
+# random workload over every operation of the publication-point table
+# (kvevents(7), "PUBLICATION POINTS") and writes its ground truth;
 # kvevents-sub records the stream, and tests/oracle-rebuild.py replays it.
 # The master waits for the subscriber before its first operation
 # (--wait-subscribers), so no event is lost to a subscriber still joining.
 # Then:
 #  - several seeds: the rebuild equals the truth, the stream has no gap;
-#  - mini-master-broken (one publication compiled out): the oracle fails;
+#  - oracle-master-broken (no delta that only withdraws a tier): the
+#    oracle fails;
 #  - a tiny queue: the loss the subscriber reports (sequence gaps and
 #    event_id holes) adds up to the publisher's dropped_events.
 #
@@ -29,8 +31,8 @@ if ! "$PYTHON" -c 'import json' 2>/dev/null; then
 fi
 
 SUB=$top_builddir/tools/kvevents-sub
-MASTER=$top_builddir/examples/mini-master
-BROKEN=$top_builddir/examples/mini-master-broken
+MASTER=$top_builddir/tests/oracle-master
+BROKEN=$top_builddir/tests/oracle-master-broken
 ORACLE=$top_srcdir/tests/oracle-rebuild.py
 OPS=20000
 SEEDS="1 2 3"
@@ -115,13 +117,13 @@ check "the seeds published keys that are not UTF-8, as bin" \
   grep -q '"object_key": {"hex": ' "$dir/seed1.events"
 
 if run broken "$BROKEN" 1; then
-  ok "mini-master-broken ran"
+  ok "oracle-master-broken ran"
   oracle broken >"$dir/broken.oracle"
   status=$?
   cat "$dir/broken.oracle"
-  check "the oracle notices the publication mini-master-broken leaves out" test $status = 1
+  check "the oracle notices the publication oracle-master-broken leaves out" test $status = 1
 else
-  not_ok "mini-master-broken ran"
+  not_ok "oracle-master-broken ran"
   skip "no stream"
 fi
 
@@ -153,5 +155,5 @@ fi
 available=$(sed -n 's/.* objects left, \([0-9]*\) of them available on a tier$/\1/p' "$dir/count.err")
 truth=$("$PYTHON" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$dir/count.truth")
 echo "# $(head -n 1 "$dir/count.err"); the truth lists $truth"
-check "mini-master's summary counts the objects available on a tier, as the truth lists them" \
+check "oracle-master's summary counts the objects available on a tier, as the truth lists them" \
   test "$available" = "$truth"

@@ -1,5 +1,8 @@
 /* test-queue.c: the drop-oldest queue on its own: calls in, events
- * counted, drops and discards that cut into a call.
+ * counted, drops and discards that cut into a call, and the doorbell
+ * between producers and the consumer, seen through the test seams
+ * kvev_queue_rings () and kvev_queue_consumer_state () of the testing
+ * build.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "queue.h"
@@ -134,6 +137,107 @@ test_pop_whole_calls (void)
   kvev_queue_free (queue);
 }
 
+/* A consumer thread making one kvev_queue_pop (). */
+typedef struct
+{
+  KvevQueue *queue;
+  gint64 nap_us;
+  KvevCall *calls[MAX_CALLS];
+  guint n_calls;
+} Consumer;
+
+static gpointer
+consumer_main (gpointer data)
+{
+  Consumer *consumer = data;
+  guint64 gaps = 0;
+
+  kvev_queue_pop (consumer->queue, consumer->calls, 64, consumer->nap_us, &consumer->n_calls, &gaps);
+  return NULL;
+}
+
+static GThread *
+consumer_start (Consumer *consumer, KvevQueue *queue, gint64 nap_us)
+{
+  memset (consumer, 0, sizeof *consumer);
+  consumer->queue = queue;
+  consumer->nap_us = nap_us;
+  return g_thread_new ("test-consumer", consumer_main, consumer);
+}
+
+/* Joins the consumer and returns how many calls its pop took. */
+static guint
+consumer_join (Consumer *consumer, GThread *thread)
+{
+  guint i;
+
+  g_thread_join (thread);
+  for (i = 0; i < consumer->n_calls; i++)
+    g_free (consumer->calls[i]);
+  return consumer->n_calls;
+}
+
+/* Polls until the consumer is in state; FALSE after 10 s. */
+static gboolean
+wait_for_state (KvevQueue *queue, KvevConsumerState state)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (kvev_queue_consumer_state (queue) != state)
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+/* A consumer that finds the queue empty naps: pushes meanwhile do not
+ * wake it (no ring), what they queue waits, and kvev_queue_wake () ends
+ * the nap so that one pop takes it all. */
+static void
+test_nap_gathers_pushes (void)
+{
+  KvevQueue *queue = kvev_queue_new (0, NULL);
+  Consumer consumer;
+  GThread *thread;
+  guint64 rings;
+
+  /* Far longer than the test, so that only the wake can end it. */
+  thread = consumer_start (&consumer, queue, 600 * G_USEC_PER_SEC);
+  g_assert_true (wait_for_state (queue, KVEV_CONSUMER_NAPPING));
+  rings = kvev_queue_rings (queue);
+  push_stored (queue, "a", KVEV_MEDIA_CPU);
+  push_stored (queue, "b", KVEV_MEDIA_CPU);
+  push_stored (queue, "c", KVEV_MEDIA_CPU);
+  g_assert_cmpint (kvev_queue_consumer_state (queue), ==, KVEV_CONSUMER_NAPPING);
+  g_assert_cmpuint (kvev_queue_rings (queue), ==, rings);
+  kvev_queue_wake (queue);
+  g_assert_cmpuint (consumer_join (&consumer, thread), ==, 3);
+  g_assert_cmpuint (kvev_queue_rings (queue), ==, rings);
+  kvev_queue_free (queue);
+}
+
+/* With no nap (0), or once a nap ran out, the consumer sleeps, and the
+ * next push rings it awake: once. */
+static void
+test_sleep_rings (gconstpointer data)
+{
+  gint64 nap_us = GPOINTER_TO_INT (data);
+  KvevQueue *queue = kvev_queue_new (0, NULL);
+  Consumer consumer;
+  GThread *thread;
+  guint64 rings;
+
+  thread = consumer_start (&consumer, queue, nap_us);
+  g_assert_true (wait_for_state (queue, KVEV_CONSUMER_SLEEPING));
+  rings = kvev_queue_rings (queue);
+  push_stored (queue, "a", KVEV_MEDIA_CPU);
+  g_assert_cmpuint (consumer_join (&consumer, thread), ==, 1);
+  g_assert_cmpuint (kvev_queue_rings (queue), ==, rings + 1);
+  kvev_queue_free (queue);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -149,5 +253,9 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/kvevents/queue/discard-cut-call", test_discard_cut_call);
   g_test_add_func ("/kvevents/queue/pop-whole-calls", test_pop_whole_calls);
+  g_test_add_func ("/kvevents/queue/nap-gathers-pushes", test_nap_gathers_pushes);
+  g_test_add_data_func ("/kvevents/queue/sleep-rings", GINT_TO_POINTER (0), test_sleep_rings);
+  g_test_add_data_func ("/kvevents/queue/sleep-rings-after-nap", GINT_TO_POINTER (20000),
+                        test_sleep_rings);
   return g_test_run ();
 }

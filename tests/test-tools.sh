@@ -5,7 +5,7 @@
 # transport still reads and checks its commands).  The rest sends
 # kvevents-pub's events to kvevents-sub over ipc:// in a temporary
 # directory, and hands kvevents-sub raw frames that no well-behaved
-# publisher sends, from tools/sendframes.  Those parts skip in a build
+# publisher sends, from tests/sendframes.  Those parts skip in a build
 # without ZeroMQ.
 #
 # SPDX-License-Identifier: Apache-2.0
@@ -15,7 +15,7 @@ top_srcdir=${top_srcdir:-.}
 PYTHON=${PYTHON_INTEROP:-/usr/bin/python3}
 PUB=$top_builddir/tools/kvevents-pub
 SUB=$top_builddir/tools/kvevents-sub
-SENDFRAMES=$top_builddir/tools/sendframes
+SENDFRAMES=$top_builddir/tests/sendframes
 PROBE=kvevents-relay-probe
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test-tools.XXXXXX") || exit 99

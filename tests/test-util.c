@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
+#include "endpoint-ipv6.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -73,7 +74,7 @@ test_sub_new_curve (const char *endpoint, const char *server_key, const char *pu
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RECONNECT_IVL, &reconnect_ms,
                                    sizeof reconnect_ms),
                    ==, 0);
-  if (strchr (endpoint, '[') != NULL)
+  if (kvev_endpoint_is_ipv6 (endpoint))
     g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_IPV6, &one, sizeof one), ==, 0);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_SUBSCRIBE, "", 0), ==, 0);
   if (server_key != NULL)

@@ -22,23 +22,15 @@
 #include <kvevents/kvevents.h>
 
 #include "kvtool.h"
+#include "secret.h"
+#include "z85.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
 
-/* A Z85 key: 40 characters for 32 bytes, and its NUL. */
-#define KEY_TEXT_SIZE 41
-
-/* Clears a secret in a way the compiler does not drop as a dead store. */
-static void
-wipe (void *data, gsize len)
-{
-  volatile guint8 *bytes = data;
-
-  while (len-- > 0)
-    *bytes++ = 0;
-}
+/* A Z85 key and its NUL. */
+#define KEY_TEXT_SIZE (KVEV_Z85_KEY_LEN + 1)
 
 static gboolean
 write_all (int fd, const char *text, gsize len)
@@ -69,14 +61,15 @@ fill_file (int fd, const char *path, const char *key, mode_t mode, GError **erro
   g_snprintf (line, sizeof line, "%s\n", key);
   ok = fchmod (fd, mode) == 0 && write_all (fd, line, strlen (line)) && fsync (fd) == 0;
   saved = errno;
-  wipe (line, sizeof line);
+  kvev_secret_wipe (line, sizeof line);
   if (close (fd) != 0 && ok)
     {
       ok = FALSE;
       saved = errno;
     }
   if (!ok)
-    g_set_error (error, KVT_ERROR, 0, _ ("Cannot write %s: %s"), path, g_strerror (saved));
+    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot write %s: %s"), path,
+                 g_strerror (saved));
   return ok;
 }
 
@@ -104,8 +97,8 @@ key_file_write (KeyFile *file, const char *key, mode_t mode, gboolean force, GEr
         {
           int saved = errno;
 
-          g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a file beside %s: %s"), file->path,
-                       g_strerror (saved));
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a file beside %s: %s"),
+                       file->path, g_strerror (saved));
           g_clear_pointer (&file->temporary, g_free);
           return FALSE;
         }
@@ -120,10 +113,10 @@ key_file_write (KeyFile *file, const char *key, mode_t mode, gboolean force, GEr
           int saved = errno;
 
           if (saved == EEXIST)
-            g_set_error (error, KVT_ERROR, 0, _ ("%s already exists; --force replaces it"),
-                         file->path);
+            g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
+                         _ ("%s already exists; --force replaces it"), file->path);
           else
-            g_set_error (error, KVT_ERROR, 0, _ ("Cannot create %s: %s"), file->path,
+            g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create %s: %s"), file->path,
                          g_strerror (saved));
           return FALSE;
         }
@@ -141,7 +134,7 @@ key_file_commit (KeyFile *file, GError **error)
     {
       int saved = errno;
 
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot replace %s: %s"), file->path,
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot replace %s: %s"), file->path,
                    g_strerror (saved));
       return FALSE;
     }
@@ -314,7 +307,7 @@ main (int argc, char **argv)
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
       status = KVT_EXIT_FAILURE;
     }
-  wipe (secret_key, sizeof secret_key);
+  kvev_secret_wipe (secret_key, sizeof secret_key);
 
   if (fflush (stdout) != 0 || ferror (stdout))
     {

@@ -68,7 +68,7 @@ unescape (const char *arg, const char *what, GString *out, GError **error)
       low = high < 0 ? -1 : g_ascii_xdigit_value (p[2]);
       if (low < 0)
         {
-          g_set_error (error, KVT_ERROR, 0,
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                        /* TRANSLATORS: the first %s is TENANT, KEY or GROUP, as in
                         * the command syntax; the second what the line says. */
                        _ ("%s \"%s\" has a %% that is not followed by two hexadecimal digits"),
@@ -81,7 +81,7 @@ unescape (const char *arg, const char *what, GString *out, GError **error)
   if (out->len > MAX_STRING_LEN)
     {
       /* TRANSLATORS: %s is TENANT, KEY or GROUP, as in the command syntax. */
-      g_set_error (error, KVT_ERROR, 0, _ ("%s is longer than 1 MiB"), what);
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("%s is longer than 1 MiB"), what);
       return FALSE;
     }
   return TRUE;
@@ -97,8 +97,8 @@ parse_name (const char *arg, const char *what, GString *out, GError **error)
     {
       /* TRANSLATORS: the first %s is TENANT or GROUP, as in the command
        * syntax, and KEY is the command syntax's too. */
-      g_set_error (error, KVT_ERROR, 0, _ ("%s \"%s\" contains a NUL byte, which only KEY may"),
-                   what, arg);
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
+                   _ ("%s \"%s\" contains a NUL byte, which only KEY may"), what, arg);
       return FALSE;
     }
   return TRUE;
@@ -117,7 +117,7 @@ parse_media (const char *arg, KvevMedia *media, GError **error)
     *media = KVEV_MEDIA_NONE;
   else
     {
-      g_set_error (error, KVT_ERROR, 0,
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                    _ ("unknown media \"%s\": expected cpu, disk, cpu,disk or none"), arg);
       return FALSE;
     }
@@ -130,7 +130,7 @@ parse_milliseconds (const char *arg, guint64 *ms, GError **error)
   /* An hour: a script that sleeps longer is a mistake. */
   if (!kvt_parse_uint (arg, 0, 3600 * 1000, ms))
     {
-      g_set_error (error, KVT_ERROR, 0,
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                    _ ("\"%s\" is not a number of milliseconds from 0 to 3600000"), arg);
       return FALSE;
     }
@@ -236,8 +236,8 @@ command_removeall (Pub *pub, char **args, guint n_args, GError **error)
 
   if (pub->scope != NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("the removeall of line %u is not ended yet"),
-                   pub->scope_line);
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
+                   _ ("the removeall of line %u is not ended yet"), pub->scope_line);
       return FALSE;
     }
   if (!parse_name (args[0], "TENANT", tenant, error))
@@ -252,7 +252,7 @@ need_scope (Pub *pub, const char *command, GError **error)
 {
   if (pub->scope != NULL)
     return TRUE;
-  g_set_error (error, KVT_ERROR, 0, _ ("%s outside a removeall"), command);
+  g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("%s outside a removeall"), command);
   return FALSE;
 }
 
@@ -297,7 +297,7 @@ command_removeall_skip (Pub *pub, char **args, guint n_args, GError **error)
         kvev_clear_skipped (pub->scope, skip_reasons[i].reason);
         return TRUE;
       }
-  g_set_error (error, KVT_ERROR, 0,
+  g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                _ ("unknown REASON \"%s\": expected leased, incomplete-replicas, "
                   "pending-replication, oplog-reserve-failed, oplog-append-failed or other"),
                args[0]);
@@ -372,7 +372,8 @@ run_line (Pub *pub, char *line, gsize len, GError **error)
 
   if (strlen (line) != len)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("the line contains a NUL byte (write %%00)"));
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
+                   _ ("the line contains a NUL byte (write %%00)"));
       return FALSE;
     }
   comment = strchr (line, '#');
@@ -389,14 +390,15 @@ run_line (Pub *pub, char *line, gsize len, GError **error)
       command = &commands[i];
   if (command == NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("unknown command \"%s\""),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("unknown command \"%s\""),
                    (const char *) g_ptr_array_index (words, 0));
       return FALSE;
     }
   n_args = words->len - 1;
   if (n_args < command->min_args || n_args > command->max_args)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("wrong number of arguments; usage: %s"), command->usage);
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("wrong number of arguments; usage: %s"),
+                   command->usage);
       return FALSE;
     }
   g_ptr_array_add (words, NULL);

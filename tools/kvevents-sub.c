@@ -27,11 +27,11 @@
 #include <kvevents/kvevents.h>
 
 #include "decode.h"
+#include "endpoint-ipv6.h"
 #include "kvtool.h"
-
-/* A CURVE key: 32 bytes, written as 40 Z85 characters. */
-#define CURVE_KEY_BYTES 32
-#define CURVE_KEY_Z85_LEN 40
+#include "secret.h"
+#include "socket.h"
+#include "z85.h"
 
 typedef struct
 {
@@ -80,9 +80,9 @@ typedef struct
 
   /* CURVE, with the keys in binary, when --curve-server-key is given. */
   gboolean curve;
-  guint8 curve_server_key[CURVE_KEY_BYTES];
-  guint8 curve_public_key[CURVE_KEY_BYTES];
-  guint8 curve_secret_key[CURVE_KEY_BYTES];
+  guint8 curve_server_key[KVEV_KEY_BYTES];
+  guint8 curve_public_key[KVEV_KEY_BYTES];
+  guint8 curve_secret_key[KVEV_KEY_BYTES];
 
   /* Progress. */
   Summary summary;
@@ -336,7 +336,8 @@ write_summary_json (const Summary *summary, const char *path, GError **error)
       saved_errno = errno;
     }
   if (!written)
-    g_set_error (error, KVT_ERROR, 0, _ ("Cannot write %s: %s"), path, g_strerror (saved_errno));
+    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot write %s: %s"), path,
+                 g_strerror (saved_errno));
   return written;
 }
 
@@ -353,15 +354,6 @@ source_close (Source *source)
 }
 
 static gboolean
-set_option (void *socket, int option, int value, const char *name, GError **error)
-{
-  if (zmq_setsockopt (socket, option, &value, sizeof value) == 0)
-    return TRUE;
-  g_set_error (error, KVT_ERROR, 0, _ ("Cannot set %s: %s"), name, zmq_strerror (zmq_errno ()));
-  return FALSE;
-}
-
-static gboolean
 source_open (Sub *sub, void *context, Source *source, guint index, GError **error)
 {
   if (!kvt_connect_endpoint_is_valid (source->endpoint))
@@ -375,31 +367,31 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
   source->socket = zmq_socket (context, ZMQ_SUB);
   if (source->socket == NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a SUB socket: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a SUB socket: %s"),
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  if (!set_option (source->socket, ZMQ_RCVHWM, sub->rcvhwm, "ZMQ_RCVHWM", error)
-      || !set_option (source->socket, ZMQ_LINGER, 0, "ZMQ_LINGER", error)
+  if (!kvt_socket_set_int (source->socket, ZMQ_RCVHWM, "ZMQ_RCVHWM", sub->rcvhwm, error)
+      || !kvt_socket_set_int (source->socket, ZMQ_LINGER, "ZMQ_LINGER", 0, error)
       /* Without it a tcp://[v6 address] endpoint never connects, and
        * ZeroMQ says nothing. */
-      || !set_option (source->socket, ZMQ_IPV6, kvt_endpoint_is_ipv6 (source->endpoint),
-                      "ZMQ_IPV6", error))
+      || !kvt_socket_set_int (source->socket, ZMQ_IPV6, "ZMQ_IPV6",
+                              kvev_endpoint_is_ipv6 (source->endpoint), error))
     return FALSE;
   /* The server key makes the socket a CURVE client; like every option
    * that shapes the handshake, it is set before connecting. */
   if (sub->curve
       && (zmq_setsockopt (source->socket, ZMQ_CURVE_SERVERKEY, sub->curve_server_key,
-                          CURVE_KEY_BYTES)
+                          KVEV_KEY_BYTES)
               != 0
           || zmq_setsockopt (source->socket, ZMQ_CURVE_PUBLICKEY, sub->curve_public_key,
-                             CURVE_KEY_BYTES)
+                             KVEV_KEY_BYTES)
                  != 0
           || zmq_setsockopt (source->socket, ZMQ_CURVE_SECRETKEY, sub->curve_secret_key,
-                             CURVE_KEY_BYTES)
+                             KVEV_KEY_BYTES)
                  != 0))
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot set the CURVE keys: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot set the CURVE keys: %s"),
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
@@ -426,8 +418,9 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
           || (source->monitor = zmq_socket (context, ZMQ_PAIR)) == NULL
           || zmq_connect (source->monitor, address) != 0)
         {
-          g_set_error (error, KVT_ERROR, 0, _ ("Cannot watch the connection to %s: %s"),
-                       source->endpoint, zmq_strerror (zmq_errno ()));
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
+                       _ ("Cannot watch the connection to %s: %s"), source->endpoint,
+                       zmq_strerror (zmq_errno ()));
           return FALSE;
         }
     }
@@ -456,31 +449,12 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
 static gboolean
 receive_one (Sub *sub, Source *source)
 {
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  g_autoptr (GArray) parts = kvt_parts_new ();
   g_autofree KvtFrame *frames = NULL;
-  gboolean more = TRUE;
   guint i;
 
-  while (more)
-    {
-      zmq_msg_t part;
-
-      zmq_msg_init (&part);
-      /* The parts of a message arrive together: only the first can be
-       * missing. */
-      if (zmq_msg_recv (&part, source->socket, parts->len == 0 ? ZMQ_DONTWAIT : 0) < 0)
-        {
-          zmq_msg_close (&part);
-          if (parts->len == 0)
-            return FALSE;
-          break;
-        }
-      more = zmq_msg_more (&part);
-      /* Copying a zmq_msg_t's bytes moves it (libzmq's own zmq_msg_move ()
-       * does no more), so the array holds the parts themselves. */
-      g_array_append_val (parts, part);
-    }
-
+  if (!kvt_socket_receive_parts (source->socket, parts))
+    return FALSE;
   frames = g_new (KvtFrame, parts->len);
   for (i = 0; i < parts->len; i++)
     {
@@ -490,8 +464,7 @@ receive_one (Sub *sub, Source *source)
       frames[i].size = zmq_msg_size (part);
     }
   handle_message (sub, source, frames, parts->len);
-  for (i = 0; i < parts->len; i++)
-    zmq_msg_close (&g_array_index (parts, zmq_msg_t, i));
+  kvt_parts_clear (parts);
   return TRUE;
 }
 
@@ -614,7 +587,7 @@ run (Sub *sub, GError **error)
 
   if (context == NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot create a ZeroMQ context: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a ZeroMQ context: %s"),
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
@@ -670,7 +643,7 @@ run (Sub *sub, GError **error)
       rc = zmq_poll (items, (int) n_items, wait_ms);
       if (rc < 0 && zmq_errno () != EINTR)
         {
-          g_set_error (error, KVT_ERROR, 0, _ ("Cannot wait for messages: %s"),
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot wait for messages: %s"),
                        zmq_strerror (zmq_errno ()));
           ok = FALSE;
         }
@@ -700,27 +673,10 @@ run (Sub *sub, GError **error)
   return ok;
 }
 
-/* Clears a secret in a way the compiler does not drop as a dead store. */
-static void
-wipe (void *data, gsize len)
-{
-  volatile guint8 *bytes = data;
-
-  while (len-- > 0)
-    *bytes++ = 0;
-}
-
-/* Decodes a key of exactly 40 Z85 characters. */
-static gboolean
-decode_key (const char *text, guint8 key[CURVE_KEY_BYTES])
-{
-  return strlen (text) == CURVE_KEY_Z85_LEN && zmq_z85_decode (key, text) != NULL;
-}
-
 /* Reads the subscriber's secret key from path, as kvevents-keygen writes
- * it, into z85 (CURVE_KEY_Z85_LEN + 1 bytes) and key. */
+ * it, into z85 (KVEV_Z85_KEY_LEN + 1 bytes) and key. */
 static gboolean
-read_secret_key (const Sub *sub, const char *path, char *z85, guint8 key[CURVE_KEY_BYTES],
+read_secret_key (const Sub *sub, const char *path, char *z85, guint8 key[KVEV_KEY_BYTES],
                  GError **error)
 {
   char *contents = NULL;
@@ -741,15 +697,15 @@ read_secret_key (const Sub *sub, const char *path, char *z85, guint8 key[CURVE_K
                 g_get_prgname (), path, (unsigned) (st.st_mode & 07777));
 
   g_strstrip (contents);
-  ok = decode_key (contents, key);
+  ok = kvev_z85_decode_key (contents, key);
   if (ok)
-    memcpy (z85, contents, CURVE_KEY_Z85_LEN + 1);
+    memcpy (z85, contents, KVEV_Z85_KEY_LEN + 1);
   else
-    g_set_error (error, KVT_ERROR, 0,
+    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                  _ ("--curve-secret-key-file \"%s\" does not hold a Z85 secret key "
                     "(40 characters)"),
                  path);
-  wipe (contents, length);
+  kvev_secret_wipe (contents, length);
   g_free (contents);
   return ok;
 }
@@ -762,15 +718,15 @@ load_curve_keys (Sub *sub, const char *server_key, const char *secret_key_file,
                  const char *public_key, GError **error)
 {
   g_autofree char *server = g_strstrip (g_strdup (server_key));
-  char secret_z85[CURVE_KEY_Z85_LEN + 1] = "";
-  char derived_z85[CURVE_KEY_Z85_LEN + 1] = "";
+  char secret_z85[KVEV_Z85_KEY_LEN + 1] = "";
+  char derived_z85[KVEV_Z85_KEY_LEN + 1] = "";
   gboolean ok = FALSE;
 
-  if (!decode_key (server, sub->curve_server_key))
+  if (!kvev_z85_decode_key (server, sub->curve_server_key))
     {
       g_autofree char *shown = g_strescape (server, NULL);
 
-      g_set_error (error, KVT_ERROR, 0,
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                    _ ("--curve-server-key \"%s\" is not a Z85 public key (40 characters)"), shown);
       return FALSE;
     }
@@ -778,32 +734,32 @@ load_curve_keys (Sub *sub, const char *server_key, const char *secret_key_file,
     return FALSE;
 
   if (zmq_curve_public (derived_z85, secret_z85) != 0)
-    g_set_error (error, KVT_ERROR, 0, _ ("Cannot derive the public key: %s"),
+    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot derive the public key: %s"),
                  zmq_strerror (zmq_errno ()));
   else if (public_key == NULL)
-    ok = decode_key (derived_z85, sub->curve_public_key);
+    ok = kvev_z85_decode_key (derived_z85, sub->curve_public_key);
   else
     {
       g_autofree char *given = g_strstrip (g_strdup (public_key));
 
-      if (!decode_key (given, sub->curve_public_key))
+      if (!kvev_z85_decode_key (given, sub->curve_public_key))
         {
           g_autofree char *shown = g_strescape (given, NULL);
 
-          g_set_error (error, KVT_ERROR, 0,
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                        _ ("--curve-public-key \"%s\" is not a Z85 public key (40 characters)"),
                        shown);
         }
       else if (strcmp (given, derived_z85) != 0)
-        g_set_error (error, KVT_ERROR, 0,
+        g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                      _ ("--curve-public-key is not the public key of the secret key in \"%s\""),
                      secret_key_file);
       else
         ok = TRUE;
     }
-  wipe (secret_z85, sizeof secret_z85);
+  kvev_secret_wipe (secret_z85, sizeof secret_z85);
   if (!ok)
-    wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
+    kvev_secret_wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
   return ok;
 }
 
@@ -814,7 +770,7 @@ run (Sub *sub, GError **error)
 {
   /* The decoding stays compiled, so this build checks it too. */
   (void) handle_message;
-  g_set_error (error, KVT_ERROR, 0,
+  g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                _ ("This kvevents-sub was built without ZeroMQ and cannot subscribe"));
   return FALSE;
 }
@@ -829,7 +785,7 @@ sub_clear (Sub *sub)
   g_strfreev (sub->topics);
   g_free (sub->summary_json);
 #ifdef HAVE_ZMQ
-  wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
+  kvev_secret_wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
 #endif
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Sub, sub_clear)

@@ -61,7 +61,7 @@ void kvev_fuzz_redirect_files (KvevConfig *config);
 GStrv kvev_fuzz_snapshot (const KvevConfig *config);
 gboolean kvev_fuzz_snapshot_equal (const char *const *a, const char *const *b);
 
-/* The contract of every failing call: a KVEV_ERROR whose code is one of
+/* What every failing call must give: a KVEV_ERROR whose code is one of
  * the allowed ones and whose message is UTF-8 (it goes to logs and
  * terminals); and no error on success. */
 void kvev_fuzz_check_error (gboolean ok, const GError *error, guint allowed_codes);

@@ -2,7 +2,7 @@
 #
 #   config   kvev_config_set/get/copy/validate and the option group
 #   keyfile  GKeyFile bytes through kvev_config_load_key_file and validate
-#   decode   kvevents-sub's decoder (tools/decode.c) on any frames
+#   decode   kvevents-sub's decoder (tools/common/decode.c) on any frames
 #
 # In every build, `make check` links each target with standalone.c as
 # tests/fuzz/replay-TARGET and replays tests/fuzz/corpus/TARGET/ and
@@ -27,18 +27,14 @@ kvev_fuzz_keyfile_sources = \
 # The decoder needs GLib only, so its target builds without the transport.
 kvev_fuzz_decode_sources = \
 	%reldir%/fuzz-decode.c \
-	tools/decode.h \
-	tools/decode.c \
-	tools/kvtool.h \
-	tools/kvtool.c \
 	$(kvev_fuzz_common_sources)
-kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 
-# The replay programs.  KVEV_FUZZ_SRCDIR is where they look for the corpus
-# when run by hand; make check passes top_srcdir in the environment.
+# The replay programs (tests/local.mk runs them).  KVEV_FUZZ_SRCDIR is
+# where they look for the corpus when run by hand; make check passes
+# top_srcdir in the environment.
 kvev_fuzz_replay_cppflags = $(AM_CPPFLAGS) -DKVEV_FUZZ_SRCDIR=\"$(abs_top_srcdir)\"
 check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
-TESTS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
 
 %canon_reldir%_replay_config_SOURCES = %reldir%/standalone.c $(kvev_fuzz_config_sources)
 %canon_reldir%_replay_config_CPPFLAGS = $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"config\"
@@ -51,7 +47,7 @@ TESTS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
 %canon_reldir%_replay_decode_SOURCES = %reldir%/standalone.c $(kvev_fuzz_decode_sources)
 %canon_reldir%_replay_decode_CPPFLAGS = \
 	$(kvev_fuzz_decode_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"decode\"
-%canon_reldir%_replay_decode_LDADD = $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la $(GLIB_LIBS) $(LIBINTL)
 
 # The seed corpus (one directory per target: automake copies directories
 # in EXTRA_DIST whole), the saved crash inputs, libFuzzer dictionaries, and
@@ -64,8 +60,6 @@ EXTRA_DIST += \
 	%reldir%/decode.dict \
 	%reldir%/make-corpus.py \
 	%reldir%/README
-# The CI scripts for fuzzing and the sanitizers.
-EXTRA_DIST += .ci/fuzz .ci/sanitizers
 
 if KVEV_FUZZING
 # Sanitizers the fuzzers run with; e.g. `make fuzz KVEV_FUZZ_SANITIZE=undefined`
@@ -76,12 +70,20 @@ kvev_fuzz_cflags = $(AM_CFLAGS) -fsanitize=fuzzer-no-link,$(KVEV_FUZZ_SANITIZE) 
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 kvev_fuzz_ldflags = $(AM_LDFLAGS) -fsanitize=fuzzer,$(KVEV_FUZZ_SANITIZE)
 
-# The library again, instrumented so that libFuzzer sees its branches.
-noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la
-%canon_reldir%_libkvevents_fuzz_la_SOURCES = $(kvev_library_sources)
+# The library again, instrumented so that libFuzzer sees its branches, and
+# the decoder of tools/common likewise.
+noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la %reldir%/libkvtool-fuzz.la
+%canon_reldir%_libkvevents_fuzz_la_SOURCES = $(kvev_library_sources) $(kvev_shared_sources)
 %canon_reldir%_libkvevents_fuzz_la_CPPFLAGS = $(kvev_library_cppflags)
 %canon_reldir%_libkvevents_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_libkvevents_fuzz_la_LIBADD = $(kvev_library_libs)
+%canon_reldir%_libkvtool_fuzz_la_SOURCES = \
+	tools/common/kvtool.h \
+	tools/common/kvtool.c \
+	tools/common/decode.h \
+	tools/common/decode.c
+%canon_reldir%_libkvtool_fuzz_la_CPPFLAGS = $(AM_CPPFLAGS)
+%canon_reldir%_libkvtool_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 
 KVEV_FUZZERS = %reldir%/fuzz-config %reldir%/fuzz-keyfile %reldir%/fuzz-decode
 noinst_PROGRAMS += $(KVEV_FUZZERS)
@@ -100,7 +102,7 @@ noinst_PROGRAMS += $(KVEV_FUZZERS)
 %canon_reldir%_fuzz_decode_CPPFLAGS = $(kvev_fuzz_decode_cppflags)
 %canon_reldir%_fuzz_decode_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_fuzz_decode_LDFLAGS = $(kvev_fuzz_ldflags)
-%canon_reldir%_fuzz_decode_LDADD = $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_fuzz_decode_LDADD = %reldir%/libkvtool-fuzz.la $(GLIB_LIBS) $(LIBINTL)
 
 fuzz: $(KVEV_FUZZERS)
 else

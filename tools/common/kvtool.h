@@ -1,5 +1,5 @@
 /* kvtool.h: small helpers shared by the command-line tools and the
- * example master.  Not installed.
+ * programs the tests run (tools/common/libkvtool.la).  Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVTOOL_H
@@ -28,16 +28,12 @@ typedef enum
  * share with the library. */
 void kvt_init_i18n (void);
 
-/* Whether len bytes are valid UTF-8.  Unlike g_utf8_validate_len () an
- * embedded NUL is valid: it is a character, and the library sends such a
- * key as a str. */
-gboolean kvt_utf8_valid (const char *data, gsize len);
-
 /* Appends len bytes as lowercase hexadecimal digits. */
 void kvt_append_hex (GString *out, const void *data, gsize len);
 
-/* Appends len bytes of valid UTF-8 (kvt_utf8_valid ()) as a JSON string,
- * quotes included, escaping what RFC 8259 requires. */
+/* Appends len bytes of valid UTF-8 (kvev_bytes_are_utf8 (): NULs
+ * included) as a JSON string, quotes included, escaping what RFC 8259
+ * requires. */
 void kvt_json_append_utf8 (GString *out, const char *data, gsize len);
 
 /* Appends bytes the way the tools print every byte string: valid UTF-8
@@ -48,13 +44,6 @@ void kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean 
 /* Parses a whole decimal number into a guint64 within [min, max]; no sign,
  * no spaces, no trailing garbage. */
 gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value);
-
-/* Whether a tcp:// endpoint names its host as a bracketed IPv6 address:
- * a ZeroMQ socket binds or connects to it only with ZMQ_IPV6, which the
- * tools set for such endpoints alone, as the library does.  On other
- * sockets it would bind IPv4 addresses as IPv6 ones, and could resolve a
- * host name to an IPv6 address its IPv4-only publisher does not serve. */
-gboolean kvt_endpoint_is_ipv6 (const char *endpoint);
 
 /* Whether a tcp:// endpoint to connect to ends in a port from 1 to 65535,
  * after a closed bracket if its host is an IPv6 address.  zmq_connect()

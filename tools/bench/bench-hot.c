@@ -18,7 +18,9 @@
  */
 #include "config.h"
 
-#include "bench.h"
+#include "bench-internal.h"
+#include "bench-sections.h"
+#include "bench-stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +253,7 @@ static gboolean
 flush (KvevPublisher *publisher, GError **error)
 {
   if (!kvev_publisher_flush (publisher, 30000))
-    return bench_fail (error, _("The publisher did not drain its queue in 30 s"));
+    return bench_fail (error, _ ("The publisher did not drain its queue in 30 s"));
   return TRUE;
 }
 
@@ -427,26 +429,26 @@ op_label (HotOp op, HotMode mode, guint producers)
   switch (op)
     {
     case OP_STORED_CPU:
-      what = _("stored cpu");
+      what = _ ("stored cpu");
       break;
     case OP_STORED_BOTH:
-      what = _("stored cpu|disk");
+      what = _ ("stored cpu|disk");
       break;
     case OP_DELTA:
-      what = _("delta cpu|disk -> disk");
+      what = _ ("delta cpu|disk -> disk");
       break;
     case OP_BARE_PUSH:
       what
-          = mode == MODE_RUNNING ? _("bare push, popped and freed") : _("bare push, left queued");
+          = mode == MODE_RUNNING ? _ ("bare push, popped and freed") : _ ("bare push, left queued");
       break;
     case OP_BARE_DROP:
     default:
-      what = _("bare drop-oldest push");
+      what = _ ("bare drop-oldest push");
       break;
     }
-  how = mode == MODE_RUNNING ? _("worker running")
-        : mode == MODE_HELD  ? _("worker held")
-                             : _("queue full");
+  how = mode == MODE_RUNNING ? _ ("worker running")
+        : mode == MODE_HELD  ? _ ("worker held")
+                             : _ ("queue full");
   return g_strdup_printf (ngettext ("%s, %u producer, %s", "%s, %u producers, %s", producers), what,
                           producers, how);
 }
@@ -471,9 +473,9 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
     return FALSE;
 
   section = bench_report_add_section (report, "hot",
-                                      _("Hot path: ns per kvev_publish_stored / _delta call, "
-                                        "as the calling thread sees it (lower is better); "
-                                        "baselines: a bare GAsyncQueue"));
+                                      _ ("Hot path: ns per kvev_publish_stored / _delta call, "
+                                         "as the calling thread sees it (lower is better); "
+                                         "baselines: a bare GAsyncQueue"));
   for (p = 0; p < MAX_PRODUCERS; p++)
     for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
       {
@@ -507,7 +509,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
    * machine does falls on all of them alike. */
   for (run = 0; ok && run < settings->runs; run++)
     {
-      bench_progress (settings, _("hot path, run %u of %u"), run + 1, settings->runs);
+      bench_progress (settings, _ ("hot path, run %u of %u"), run + 1, settings->runs);
       for (p = 0; ok && p < MAX_PRODUCERS; p++)
         for (mode = MODE_RUNNING; ok && mode <= MODE_FULL; mode++)
           {
@@ -545,7 +547,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
           double dropped = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
 
           if (mode != MODE_FULL && dropped > 0)
-            bench_figure_set_note (figure, g_strdup_printf (_("%.0f events dropped"), dropped));
+            bench_figure_set_note (figure, g_strdup_printf (_ ("%.0f events dropped"), dropped));
         }
 
   kvev_publisher_free (publisher);

@@ -1,8 +1,9 @@
-/* consumer.c: a program that uses libkvevents the way a store master does,
- * knowing it only through the installed files: <kvevents/kvevents.h> and
- * `pkg-config --cflags --libs kvevents`.  make installcheck and the Debian
- * autopkgtest build-consumer compile and run it against an installed
- * library; it must not need anything from the source tree.
+/* installcheck-consumer.c: a program that uses libkvevents the way a
+ * store master does, knowing it only through the installed files:
+ * <kvevents/kvevents.h> and `pkg-config --cflags --libs kvevents`.  make
+ * installcheck and the Debian autopkgtest build-consumer compile and run
+ * it against an installed library, and check what it finds; it must not
+ * need anything from the source tree.
  *
  *   consumer [DIR]
  *

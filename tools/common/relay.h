@@ -1,5 +1,5 @@
 /* relay.h: --wait-subscribers for programs that publish through
- * libkvevents (kvevents-pub, the example master).
+ * libkvevents (kvevents-pub, and tests/oracle-master for the tests).
  *
  * A PUB socket drops what it sends before a subscriber's subscription has
  * arrived, so a test that starts publishing as soon as it can loses the

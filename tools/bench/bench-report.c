@@ -5,87 +5,18 @@
  */
 #include "config.h"
 
-#include "bench.h"
+#include "bench-report.h"
+#include "bench-stats.h"
+#include "kvtool.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <glib/gi18n.h>
 #include <msgpack.h>
 #include <zmq.h>
-
-/* ---- per-run numbers --------------------------------------------------- */
-
-static int
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a;
-  double y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-double
-bench_median (const GArray *values)
-{
-  g_autoptr (GArray) sorted = NULL;
-  guint n, i;
-
-  /* Over the measured runs only, as bench_min () and bench_max () are:
-   * a NaN (a run with nothing to divide by) has no place in the order,
-   * and sorting with it would make the median depend on where it was. */
-  sorted = g_array_sized_new (FALSE, FALSE, sizeof (double), values != NULL ? values->len : 0);
-  for (i = 0; values != NULL && i < values->len; i++)
-    if (!isnan (g_array_index (values, double, i)))
-      g_array_append_val (sorted, g_array_index (values, double, i));
-  n = sorted->len;
-  if (n == 0)
-    return NAN;
-  g_array_sort (sorted, compare_doubles);
-  if (n % 2 == 1)
-    return g_array_index (sorted, double, n / 2);
-  return (g_array_index (sorted, double, n / 2 - 1) + g_array_index (sorted, double, n / 2)) / 2;
-}
-
-double
-bench_min (const GArray *values)
-{
-  double m = NAN;
-  guint i;
-
-  for (i = 0; values != NULL && i < values->len; i++)
-    if (isnan (m) || g_array_index (values, double, i) < m)
-      m = g_array_index (values, double, i);
-  return m;
-}
-
-double
-bench_max (const GArray *values)
-{
-  double m = NAN;
-  guint i;
-
-  for (i = 0; values != NULL && i < values->len; i++)
-    if (isnan (m) || g_array_index (values, double, i) > m)
-      m = g_array_index (values, double, i);
-  return m;
-}
-
-double
-bench_sum (const GArray *values)
-{
-  double s = 0;
-  guint i;
-
-  if (values == NULL || values->len == 0)
-    return NAN;
-  for (i = 0; i < values->len; i++)
-    s += g_array_index (values, double, i);
-  return s;
-}
 
 static GArray *
 doubles_new (void)
@@ -335,34 +266,6 @@ bench_report_free (BenchReport *report)
   g_clear_pointer (&report->targets, g_ptr_array_unref);
 }
 
-/* The peak resident set of this process image.  getrusage()'s ru_maxrss
- * would do, but Linux carries it across exec(), so a child started by a
- * big parent would report the parent's peak; VmHWM starts afresh. */
-long
-bench_peak_rss_kib (void)
-{
-  g_autofree char *text = NULL;
-  const char *line;
-  struct rusage usage;
-
-  if (g_file_get_contents ("/proc/self/status", &text, NULL, NULL)
-      && (line = strstr (text, "\nVmHWM:")) != NULL)
-    return strtol (line + strlen ("\nVmHWM:"), NULL, 10);
-  if (getrusage (RUSAGE_SELF, &usage) != 0)
-    return -1;
-  return usage.ru_maxrss;
-}
-
-double
-bench_load_average (void)
-{
-  g_autofree char *text = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
-    return NAN;
-  return g_ascii_strtod (text, NULL);
-}
-
 /* ---- the table --------------------------------------------------------- */
 
 /* Compact, so that events/s and ns fit one column. */
@@ -429,16 +332,16 @@ print_section (const BenchSection *section)
       unit_width = MAX (unit_width, (glong) strlen (figure->unit));
       ratio_width = MAX (ratio_width, (glong) strlen (ratio));
     }
-  ratio_width = MAX (ratio_width, g_utf8_strlen (_("ratio"), -1));
+  ratio_width = MAX (ratio_width, g_utf8_strlen (_ ("ratio"), -1));
 
   printf ("\n%s\n", section->title);
   printf ("  ");
   print_padded ("", label_width);
-  printf (" %9s %9s %9s  ", _("median"), _("min"), _("max"));
+  printf (" %9s %9s %9s  ", _ ("median"), _ ("min"), _ ("max"));
   print_padded ("", unit_width);
   printf ("  ");
-  print_padded (_("ratio"), ratio_width);
-  printf ("  %s\n", _("baseline / notes"));
+  print_padded (_ ("ratio"), ratio_width);
+  printf ("  %s\n", _ ("baseline / notes"));
 
   for (i = 0; i < section->figures->len; i++)
     {
@@ -450,7 +353,7 @@ print_section (const BenchSection *section)
       GString *notes = g_string_new (NULL);
 
       if (figure->baseline != NULL)
-        g_string_append_printf (notes, _("vs %s"), figure->baseline->id);
+        g_string_append_printf (notes, _ ("vs %s"), figure->baseline->id);
       if (figure->note != NULL)
         g_string_append_printf (notes, "%s%s", notes->len > 0 ? "; " : "", figure->note);
 
@@ -478,7 +381,7 @@ static char *
 format_target_value (const BenchTarget *target, double v)
 {
   if (isnan (v))
-    return g_strdup (_("not measured"));
+    return g_strdup (_ ("not measured"));
   if (strcmp (target->unit, "x") == 0)
     return g_strdup_printf ("%.2fx", v);
   return g_strdup_printf ("%.4g %s", v, target->unit);
@@ -491,25 +394,25 @@ bench_report_print_table (const BenchReport *report)
   glong label_width = 0;
   guint i;
 
-  printf (_("kvevents-bench %s: %u runs of %u ms per figure, %u-byte keys, %u CPUs.\n"),
+  printf (_ ("kvevents-bench %s: %u runs of %u ms per figure, %u-byte keys, %u CPUs.\n"),
           kvev_version (), settings->runs, settings->duration_ms, settings->key_len,
           g_get_num_processors ());
-  printf (_("Each value is the median, min and max over the runs.  A ratio compares a\n"
-            "figure with the baseline measured just before it in the same run (the\n"
-            "median of the per-run ratios, then min-max); absolute numbers are only\n"
-            "comparable within one run of the program.\n"));
+  printf (_ ("Each value is the median, min and max over the runs.  A ratio compares a\n"
+             "figure with the baseline measured just before it in the same run (the\n"
+             "median of the per-run ratios, then min-max); absolute numbers are only\n"
+             "comparable within one run of the program.\n"));
 
   if (!isnan (report->load_at_start))
-    printf (_("Load average when it started: %.2f.\n"), report->load_at_start);
+    printf (_ ("Load average when it started: %.2f.\n"), report->load_at_start);
   if (report->load_at_start > 0.25 * g_get_num_processors ())
-    printf (_("The machine was busy when this started: expect noisy figures.\n"));
+    printf (_ ("The machine was busy when this started: expect noisy figures.\n"));
 
   for (i = 0; report->sections != NULL && i < report->sections->len; i++)
     print_section (g_ptr_array_index (report->sections, i));
 
   if (report->targets == NULL || report->targets->len == 0)
     return;
-  printf ("\n%s\n", _("Targets"));
+  printf ("\n%s\n", _ ("Targets"));
   for (i = 0; i < report->targets->len; i++)
     {
       const BenchTarget *target = g_ptr_array_index (report->targets, i);
@@ -521,9 +424,9 @@ bench_report_print_table (const BenchReport *report)
       const BenchTarget *target = g_ptr_array_index (report->targets, i);
       g_autofree char *value = format_target_value (target, target->value);
       g_autofree char *limit = format_target_value (target, target->limit);
-      const char *verdict = isnan (target->value)   ? _("NOT MEASURED")
-                            : target_holds (target) ? _("holds")
-                                                    : _("MISSES");
+      const char *verdict = isnan (target->value)   ? _ ("NOT MEASURED")
+                            : target_holds (target) ? _ ("holds")
+                                                    : _ ("MISSES");
 
       printf ("  ");
       print_padded (target->label, label_width);
@@ -531,38 +434,22 @@ bench_report_print_table (const BenchReport *report)
               target->op == BENCH_AT_MOST ? "<=" : ">=", limit, verdict, target->basis);
     }
   printf ("\n");
-  printf (_("Peak RSS: this process %ld KiB"), bench_peak_rss_kib ());
+  printf (_ ("Peak RSS: this process %ld KiB"), bench_peak_rss_kib ());
   if (report->subscriber_peak_rss_kib > 0)
-    printf (_(", subscriber %" PRId64 " KiB"), (int64_t) report->subscriber_peak_rss_kib);
-  printf (_("; %.1f s in all; load average at the end %.2f.\n"),
+    printf (_ (", subscriber %" PRId64 " KiB"), (int64_t) report->subscriber_peak_rss_kib);
+  printf (_ ("; %.1f s in all; load average at the end %.2f.\n"),
           (bench_now_ns () - report->started_ns) / 1e9, bench_load_average ());
 }
 
 /* ---- JSON -------------------------------------------------------------- */
 
+/* Labels and notes are translated text: valid UTF-8. */
 static void
 json_string (GString *out, const char *text)
 {
-  const char *p;
-
-  g_string_append_c (out, '"');
-  for (p = text; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c == '"' || c == '\\')
-        g_string_append_printf (out, "\\%c", c);
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c < 0x20)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_c (out, (char) c);
-    }
-  g_string_append_c (out, '"');
+  kvt_json_append_utf8 (out, text, strlen (text));
 }
 
-/* Locale-independent, and null for what JSON cannot hold. */
 static void
 json_number (GString *out, double v)
 {

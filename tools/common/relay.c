@@ -6,6 +6,7 @@
 
 #include "relay.h"
 #include "kvtool.h"
+#include "endpoint-ipv6.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,8 @@
 
 #ifdef HAVE_ZMQ
 #include <zmq.h>
+
+#include "socket.h"
 #endif
 
 /* How long one probe is given before another is sent.  Not a settle time:
@@ -149,40 +152,6 @@ block_cleanup_signals (sigset_t *saved)
   pthread_sigmask (SIG_BLOCK, &set, saved);
 }
 
-static void
-close_parts (GArray *parts)
-{
-  guint i;
-
-  for (i = 0; i < parts->len; i++)
-    zmq_msg_close (&g_array_index (parts, zmq_msg_t, i));
-  g_array_set_size (parts, 0);
-}
-
-/* Receives a whole message without waiting; FALSE when there is none. */
-static gboolean
-receive_parts (void *socket, GArray *parts)
-{
-  gboolean more = TRUE;
-
-  while (more)
-    {
-      zmq_msg_t part;
-
-      zmq_msg_init (&part);
-      if (zmq_msg_recv (&part, socket, parts->len == 0 ? ZMQ_DONTWAIT : 0) < 0)
-        {
-          zmq_msg_close (&part);
-          return parts->len > 0;
-        }
-      more = zmq_msg_more (&part);
-      /* Copying a zmq_msg_t's bytes moves it (libzmq's own zmq_msg_move ()
-       * does no more), so arrays hold the parts themselves. */
-      g_array_append_val (parts, part);
-    }
-  return TRUE;
-}
-
 /* Sends and empties parts.  An XPUB socket drops at its high-water mark
  * rather than block, as the library's PUB does. */
 static void
@@ -215,18 +184,18 @@ parts_sequence (GArray *parts, guint64 *sequence)
 static void
 count_subscriptions (KvtRelay *relay)
 {
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  g_autoptr (GArray) parts = kvt_parts_new ();
   guint added = 0;
 
   /* Each is one frame: 1 then the topic to subscribe, 0 to unsubscribe.
    * ZMQ_XPUB_VERBOSE passes every subscribe, also a repeated topic. */
-  while (receive_parts (relay->xpub, parts))
+  while (kvt_socket_receive_parts (relay->xpub, parts))
     {
       zmq_msg_t *first = &g_array_index (parts, zmq_msg_t, 0);
 
       if (zmq_msg_size (first) > 0 && ((const guint8 *) zmq_msg_data (first))[0] == 1)
         added++;
-      close_parts (parts);
+      kvt_parts_clear (parts);
     }
   if (added > 0)
     {
@@ -276,10 +245,10 @@ release_held (KvtRelay *relay, guint64 last_probe)
     return;
   if (relay->held_sequence != last_probe)
     {
-      close_parts (relay->held);
+      kvt_parts_clear (relay->held);
       return;
     }
-  parts = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  parts = kvt_parts_new ();
   g_array_append_vals (parts, relay->held->data, relay->held->len);
   g_array_set_size (relay->held, 0);
   forward (relay, parts, last_probe);
@@ -294,7 +263,7 @@ pass_on (KvtRelay *relay, GArray *parts)
   if (!forwarding_state (relay, &last_probe))
     {
       /* Only probes arrive before forwarding starts: keep the latest. */
-      close_parts (relay->held);
+      kvt_parts_clear (relay->held);
       g_array_append_vals (relay->held, parts->data, parts->len);
       g_array_set_size (parts, 0);
       relay->held_sequence = sequence;
@@ -306,7 +275,7 @@ pass_on (KvtRelay *relay, GArray *parts)
     }
   release_held (relay, last_probe);
   if (has_sequence && sequence < last_probe)
-    close_parts (parts);
+    kvt_parts_clear (parts);
   else
     forward (relay, parts, sequence);
 }
@@ -315,7 +284,7 @@ static gpointer
 relay_main (gpointer data)
 {
   KvtRelay *relay = data;
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  g_autoptr (GArray) parts = kvt_parts_new ();
   zmq_pollitem_t items[2] = {
     { relay->xsub, 0, ZMQ_POLLIN, 0 },
     { relay->xpub, 0, ZMQ_POLLIN, 0 },
@@ -342,21 +311,12 @@ relay_main (gpointer data)
         continue;
       if (items[1].revents & ZMQ_POLLIN)
         count_subscriptions (relay);
-      while ((items[0].revents & ZMQ_POLLIN) && taken++ < 256 && receive_parts (relay->xsub, parts))
+      while ((items[0].revents & ZMQ_POLLIN) && taken++ < 256
+             && kvt_socket_receive_parts (relay->xsub, parts))
         pass_on (relay, parts);
     }
-  close_parts (relay->held);
+  kvt_parts_clear (relay->held);
   return NULL;
-}
-
-static gboolean
-set_option (void *socket, int option, int value, GError **error)
-{
-  if (zmq_setsockopt (socket, option, &value, sizeof value) == 0)
-    return TRUE;
-  g_set_error (error, KVT_ERROR, 0, _ ("Cannot set up the relay socket: %s"),
-               zmq_strerror (zmq_errno ()));
-  return FALSE;
 }
 
 static KvtRelay *
@@ -370,7 +330,7 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
 
   g_mutex_init (&relay->lock);
   g_cond_init (&relay->cond);
-  relay->held = g_array_new (FALSE, FALSE, sizeof (zmq_msg_t));
+  relay->held = kvt_parts_new ();
   relay->linger_ms = linger_ms;
 
   block_cleanup_signals (&saved_mask);
@@ -390,26 +350,27 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   if (relay->context == NULL || (relay->xpub = zmq_socket (relay->context, ZMQ_XPUB)) == NULL
       || (relay->xsub = zmq_socket (relay->context, ZMQ_XSUB)) == NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot create the relay sockets: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create the relay sockets: %s"),
                    zmq_strerror (zmq_errno ()));
       return NULL;
     }
   /* Nothing may be lost between the library and the relay, which the
    * library's statistics would not show; towards subscribers the relay
    * keeps the library's own high-water mark. */
-  if (!set_option (relay->xpub, ZMQ_SNDHWM, send_hwm, error)
-      || !set_option (relay->xpub, ZMQ_XPUB_VERBOSE, 1, error)
-      || !set_option (relay->xpub, ZMQ_LINGER, 0, error)
+  if (!kvt_socket_set_int (relay->xpub, ZMQ_SNDHWM, "ZMQ_SNDHWM", send_hwm, error)
+      || !kvt_socket_set_int (relay->xpub, ZMQ_XPUB_VERBOSE, "ZMQ_XPUB_VERBOSE", 1, error)
+      || !kvt_socket_set_int (relay->xpub, ZMQ_LINGER, "ZMQ_LINGER", 0, error)
       /* It binds the library's endpoint in the library's place. */
-      || !set_option (relay->xpub, ZMQ_IPV6, kvt_endpoint_is_ipv6 (endpoint), error)
-      || !set_option (relay->xsub, ZMQ_RCVHWM, 0, error)
-      || !set_option (relay->xsub, ZMQ_LINGER, 0, error)
-      || !set_option (relay->xsub, ZMQ_RECONNECT_IVL, 10, error))
+      || !kvt_socket_set_int (relay->xpub, ZMQ_IPV6, "ZMQ_IPV6", kvev_endpoint_is_ipv6 (endpoint),
+                              error)
+      || !kvt_socket_set_int (relay->xsub, ZMQ_RCVHWM, "ZMQ_RCVHWM", 0, error)
+      || !kvt_socket_set_int (relay->xsub, ZMQ_LINGER, "ZMQ_LINGER", 0, error)
+      || !kvt_socket_set_int (relay->xsub, ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL", 10, error))
     return NULL;
 
   if (zmq_bind (relay->xpub, endpoint) != 0)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot bind %s: %s"), endpoint,
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot bind %s: %s"), endpoint,
                    zmq_strerror (zmq_errno ()));
       return NULL;
     }
@@ -423,7 +384,7 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   if (zmq_send (relay->xsub, "\1", 1, 0) != 1
       || zmq_connect (relay->xsub, relay->library_endpoint) != 0)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot connect the relay to %s: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot connect the relay to %s: %s"),
                    relay->library_endpoint, zmq_strerror (zmq_errno ()));
       return NULL;
     }
@@ -431,7 +392,7 @@ relay_new (const char *endpoint, int send_hwm, int linger_ms, GError **error)
   relay->thread = g_thread_try_new ("kvevents-relay", relay_main, relay, &thread_error);
   if (relay->thread == NULL)
     {
-      g_set_error (error, KVT_ERROR, 0, _ ("Cannot start the relay thread: %s"),
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot start the relay thread: %s"),
                    thread_error->message);
       return NULL;
     }
@@ -473,7 +434,7 @@ relay_wait (KvtRelay *relay, KvevPublisher *publisher, guint n_subscribers, gint
         wait_until (relay, deadline < 0 ? next_probe : MIN (next_probe, deadline));
       if (relay->probes_seen == 0 && deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
-          g_set_error (error, KVT_ERROR, 0,
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                        _ ("The relay received nothing from the publisher within %" PRId64 " ms"),
                        timeout_ms);
           ok = FALSE;
@@ -484,7 +445,7 @@ relay_wait (KvtRelay *relay, KvevPublisher *publisher, guint n_subscribers, gint
     if (!wait_until (relay, deadline) && relay->subscriptions < n_subscribers)
       {
         g_set_error (
-            error, KVT_ERROR, 0,
+            error, KVT_ERROR, KVT_ERROR_FAILED,
             g_dngettext (GETTEXT_PACKAGE, "%u of %u subscriber connected within %" PRId64 " ms",
                          "%u of %u subscribers connected within %" PRId64 " ms", n_subscribers),
             relay->subscriptions, n_subscribers, timeout_ms);
@@ -543,7 +504,7 @@ kvt_relay_publisher_new (const KvevConfig *config, guint n_subscribers, gint64 w
 
       if (value != NULL && value[0] != '\0')
         {
-          g_set_error (error, KVT_ERROR, 0,
+          g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                        _ ("--wait-subscribers cannot be used with %s: the relay it needs "
                           "would publish without that protection"),
                        security_flags[i]);

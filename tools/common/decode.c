@@ -10,6 +10,7 @@
 
 #include "decode.h"
 #include "kvtool.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -434,7 +435,7 @@ render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
 {
   g_autoptr (GString) text = NULL;
 
-  if (key->type == MP_STR && kvt_utf8_valid (key->bytes, key->size))
+  if (key->type == MP_STR && kvev_bytes_are_utf8 (key->bytes, key->size))
     {
       if (out != NULL)
         kvt_json_append_utf8 (out, key->bytes, key->size);
@@ -509,7 +510,7 @@ write_map_fields (MpReader *reader, gsize n_pairs, FieldWriter *writer)
 
       if (!read_item (reader, &key))
         return FALSE;
-      if (key.type == MP_STR && kvt_utf8_valid (key.bytes, key.size))
+      if (key.type == MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
         field_begin (writer, key.bytes, key.size);
       else
         {

@@ -1,16 +1,20 @@
 /* kvtool.c: small helpers shared by the command-line tools and the
- * example master.
+ * programs the tests run; see kvtool.h.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
 #include "kvtool.h"
+#include "utf8.h"
 
 #include <locale.h>
 #include <string.h>
 #include <glib/gi18n.h>
 
-G_DEFINE_QUARK (kvt - error - quark, kvt_error)
+/* The quark's name is a token clang-format would read as a subtraction. */
+/* clang-format off */
+G_DEFINE_QUARK (kvt-error-quark, kvt_error)
+/* clang-format on */
 
 void
 kvt_init_i18n (void)
@@ -19,26 +23,6 @@ kvt_init_i18n (void)
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-}
-
-gboolean
-kvt_utf8_valid (const char *data, gsize len)
-{
-  while (len > 0)
-    {
-      const char *nul = memchr (data, '\0', len);
-      gsize run = nul != NULL ? (gsize) (nul - data) : len;
-
-      /* g_utf8_validate_len () treats NUL as the end of the text, so each
-       * run between NULs is checked on its own. */
-      if (run > 0 && !g_utf8_validate_len (data, run, NULL))
-        return FALSE;
-      if (nul == NULL)
-        break;
-      data += run + 1;
-      len -= run + 1;
-    }
-  return TRUE;
 }
 
 void
@@ -96,7 +80,7 @@ kvt_json_append_utf8 (GString *out, const char *data, gsize len)
 void
 kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean is_text)
 {
-  if (is_text && kvt_utf8_valid (data, len))
+  if (is_text && kvev_bytes_are_utf8 (data, len))
     {
       kvt_json_append_utf8 (out, data, len);
       return;
@@ -121,12 +105,6 @@ kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value)
     return FALSE;
   *value = parsed;
   return TRUE;
-}
-
-gboolean
-kvt_endpoint_is_ipv6 (const char *endpoint)
-{
-  return g_str_has_prefix (endpoint, "tcp://[");
 }
 
 gboolean

@@ -5,12 +5,12 @@
 # somewhere (a table wider than the terminal, a broken font escape, a
 # macro misspelt), and lintian fails the package build on it.
 #
-# Pages: doc/*.[1-8] and tools/*.1.  TAP output; skips without groff.
+# Pages: doc/*.[1-8], tools/*.1 and tools/bench/*.1.  TAP output; skips without groff.
 set -u
 srcdir=${top_srcdir:-.}
 
 set --
-for p in "$srcdir"/doc/*.[1-8] "$srcdir"/tools/*.1; do
+for p in "$srcdir"/doc/*.[1-8] "$srcdir"/tools/*.1 "$srcdir"/tools/bench/*.1; do
   if [ -f "$p" ]; then set -- "$@" "$p"; fi
 done
 

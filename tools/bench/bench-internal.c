@@ -1,8 +1,5 @@
-/* bench-internal.c: the only part of kvevents-bench that reaches into the
- * library, through the convenience library the unit tests also link: the
- * worker-hold seam of the queue and the encoder.  Kept to this file so
- * that the library's private headers (and their gettext macro for the
- * library's own messages) stay out of the rest of the program.
+/* bench-internal.c: the library's internals kvevents-bench reaches;
+ * see bench-internal.h.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -11,7 +8,8 @@
 #include "encode.h"
 #include "settings.h"
 
-#include "bench.h"
+#include "bench-internal.h"
+#include "bench-util.h"
 
 G_STATIC_ASSERT ((int) BENCH_EVENT_STORED == (int) KVEV_EVENT_STORED);
 G_STATIC_ASSERT ((int) BENCH_EVENT_REMOVED == (int) KVEV_EVENT_REMOVED);

@@ -1,32 +1,21 @@
 /* bench-net.c: end to end and latency, through a subscriber in another
- * process (this program started again with --subscriber).
+ * process (bench-subscriber.h says what it does and how it is driven).
  *
  * The subscriber connects to two PUB sockets, the publisher's and a raw
  * ZeroMQ one that sends pre-encoded payloads of the same size and event
- * count (the baseline), and decodes every message with msgpack-c.  It is
- * driven over its standard input and answers over its standard output:
- *
- *   parent -> subscriber   "S <phase>"   start counting a phase
- *   subscriber -> parent   "A <phase>"   counting, produce now
- *                          "P <probe>"   a probe event arrived
- *                          "R <phase> <received> <received_by_stop>
- *                             <first_ns> <last_ns> <bad> <latency samples>
- *                             <p50_ns> <p99_ns> <p999_ns> <max_ns>"
- *
- * Before anything is measured each socket is probed until an event sent
- * through it arrives, so the PUB socket's slow joiner loses nothing that
- * counts.  A phase ends with an end-marker event, repeated until the
- * report arrives (a PUB socket at its high-water mark drops messages,
- * markers included).  Markers and probes are events whose object key
- * starts with "__bench_"; every other event is data.  A data key that
- * starts with "t=" carries its publish time (CLOCK_MONOTONIC ns), read
- * just before the publish call; the subscriber reads the same clock when
- * the message arrives.
+ * count (the baseline).  Before anything is measured each socket is
+ * probed until an event sent through it arrives, so the PUB socket's slow
+ * joiner loses nothing that counts.  A phase ends with an end-marker
+ * event, repeated until the report arrives (a PUB socket at its
+ * high-water mark drops messages, markers included).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
-#include "bench.h"
+#include "bench-internal.h"
+#include "bench-sections.h"
+#include "bench-stats.h"
+#include "bench-subscriber.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,364 +28,11 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <glib/gi18n.h>
-#include <msgpack.h>
 #include <zmq.h>
 
 #define BATCH_EVENTS 64
 #define QUEUE_CAPACITY 65536
-#define MARKER_PREFIX "__bench_"
-#define PROBE_PREFIX "__bench_probe__/"
-#define END_PREFIX "__bench_end__/"
 #define REPLY_TIMEOUT_MS 60000
-
-/* ===================================================================== */
-/* The subscriber process                                                 */
-/* ===================================================================== */
-
-typedef struct
-{
-  gint64 ns;
-  guint n;
-} Arrival;
-
-typedef struct
-{
-  gboolean active;
-  guint id;
-  guint64 received;
-  guint64 bad;
-  GArray *arrivals;  /* Arrival */
-  GArray *latencies; /* gint64 ns */
-} SubPhase;
-
-static void reply (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static void
-reply (const char *format, ...)
-{
-  va_list args;
-  char *line;
-  gsize len, done = 0;
-
-  va_start (args, format);
-  line = g_strdup_vprintf (format, args);
-  va_end (args);
-  len = strlen (line);
-  while (done < len)
-    {
-      ssize_t n = write (STDOUT_FILENO, line + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        exit (1); /* the parent is gone */
-      done += (gsize) n;
-    }
-  g_free (line);
-}
-
-static int
-compare_gint64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-
-  return (x > y) - (x < y);
-}
-
-static gint64
-percentile (GArray *sorted, double q)
-{
-  gsize index;
-
-  if (sorted->len == 0)
-    return -1;
-  index = (gsize) ceil (q * sorted->len);
-  index = index == 0 ? 0 : index - 1;
-  return g_array_index (sorted, gint64, MIN (index, sorted->len - 1));
-}
-
-static void
-phase_finish (SubPhase *phase, gint64 t_stop)
-{
-  guint64 by_stop = 0;
-  gint64 first = -1, last = -1;
-  guint i;
-
-  for (i = 0; i < phase->arrivals->len; i++)
-    {
-      const Arrival *arrival = &g_array_index (phase->arrivals, Arrival, i);
-
-      if (arrival->ns <= t_stop)
-        by_stop += arrival->n;
-      if (first < 0)
-        first = arrival->ns;
-      last = arrival->ns;
-    }
-  g_array_sort (phase->latencies, compare_gint64);
-  reply ("R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-         " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-         " %" G_GINT64_FORMAT "\n",
-         phase->id, phase->received, by_stop, first, last, phase->bad, phase->latencies->len,
-         percentile (phase->latencies, 0.50), percentile (phase->latencies, 0.99),
-         percentile (phase->latencies, 0.999),
-         phase->latencies->len > 0
-             ? g_array_index (phase->latencies, gint64, phase->latencies->len - 1)
-             : -1);
-  phase->active = FALSE;
-}
-
-static gboolean
-parse_int64 (const char *p, gsize len, gint64 *value)
-{
-  gint64 v = 0;
-  gsize i;
-
-  for (i = 0; i < len && p[i] >= '0' && p[i] <= '9'; i++)
-    v = v * 10 + (p[i] - '0');
-  *value = v;
-  return i > 0;
-}
-
-static const msgpack_object *
-map_get (const msgpack_object *map, const char *key, gsize key_len)
-{
-  guint32 i;
-
-  for (i = 0; i < map->via.map.size; i++)
-    {
-      const msgpack_object *k = &map->via.map.ptr[i].key;
-
-      if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == key_len
-          && memcmp (k->via.str.ptr, key, key_len) == 0)
-        return &map->via.map.ptr[i].val;
-    }
-  return NULL;
-}
-
-/* One event's key says what it is. */
-static void
-handle_event (SubPhase *phase, const msgpack_object *event, gint64 now, guint *n_data)
-{
-  const msgpack_object *key;
-  const char *k;
-  gsize len;
-
-  if (event->type != MSGPACK_OBJECT_MAP
-      || (key = map_get (event, "object_key", strlen ("object_key"))) == NULL
-      || (key->type != MSGPACK_OBJECT_STR && key->type != MSGPACK_OBJECT_BIN))
-    {
-      /* cleared has no key; nothing here sends it. */
-      if (phase->active)
-        phase->bad++;
-      return;
-    }
-  k = key->type == MSGPACK_OBJECT_STR ? key->via.str.ptr : key->via.bin.ptr;
-  len = key->type == MSGPACK_OBJECT_STR ? key->via.str.size : key->via.bin.size;
-
-  if (len > strlen (MARKER_PREFIX) && memcmp (k, MARKER_PREFIX, strlen (MARKER_PREFIX)) == 0)
-    {
-      gint64 id, t_stop;
-      const char *slash;
-
-      if (len > strlen (PROBE_PREFIX) && memcmp (k, PROBE_PREFIX, strlen (PROBE_PREFIX)) == 0
-          && parse_int64 (k + strlen (PROBE_PREFIX), len - strlen (PROBE_PREFIX), &id))
-        reply ("P %" G_GINT64_FORMAT "\n", id);
-      else if (len > strlen (END_PREFIX) && memcmp (k, END_PREFIX, strlen (END_PREFIX)) == 0
-               && parse_int64 (k + strlen (END_PREFIX), len - strlen (END_PREFIX), &id)
-               && (slash = memchr (k + strlen (END_PREFIX), '/', len - strlen (END_PREFIX))) != NULL
-               && parse_int64 (slash + 1, (gsize) (k + len - slash - 1), &t_stop) && phase->active
-               && (guint) id == phase->id)
-        {
-          if (*n_data > 0)
-            {
-              Arrival arrival = { now, *n_data };
-
-              g_array_append_val (phase->arrivals, arrival);
-              *n_data = 0;
-            }
-          phase_finish (phase, t_stop);
-        }
-      return;
-    }
-
-  if (!phase->active)
-    return;
-  phase->received++;
-  (*n_data)++;
-  if (len > 2 && k[0] == 't' && k[1] == '=')
-    {
-      gint64 sent;
-
-      if (parse_int64 (k + 2, len - 2, &sent))
-        {
-          gint64 latency = now - sent;
-
-          g_array_append_val (phase->latencies, latency);
-        }
-    }
-}
-
-static void
-handle_payload (SubPhase *phase, msgpack_unpacked *unpacked, const char *data, gsize size)
-{
-  gint64 now = bench_now_ns ();
-  const msgpack_object *root;
-  const msgpack_object *events;
-  size_t offset = 0;
-  guint n_data = 0;
-  guint32 i;
-
-  if (msgpack_unpack_next (unpacked, data, size, &offset) != MSGPACK_UNPACK_SUCCESS
-      || (root = &unpacked->data)->type != MSGPACK_OBJECT_ARRAY || root->via.array.size != 3
-      || (events = &root->via.array.ptr[1])->type != MSGPACK_OBJECT_ARRAY)
-    {
-      if (phase->active)
-        phase->bad++;
-      return;
-    }
-  for (i = 0; i < events->via.array.size; i++)
-    handle_event (phase, &events->via.array.ptr[i], now, &n_data);
-  if (n_data > 0 && phase->active)
-    {
-      Arrival arrival = { now, n_data };
-
-      g_array_append_val (phase->arrivals, arrival);
-    }
-}
-
-/* Receives one three-frame message; FALSE when none is waiting. */
-static gboolean
-receive_one (void *socket, SubPhase *phase, msgpack_unpacked *unpacked)
-{
-  zmq_msg_t part;
-  guint parts = 0;
-  gboolean more = TRUE;
-  gboolean handled = FALSE;
-
-  while (more)
-    {
-      zmq_msg_init (&part);
-      if (zmq_msg_recv (&part, socket, parts == 0 ? ZMQ_DONTWAIT : 0) < 0)
-        {
-          zmq_msg_close (&part);
-          return FALSE;
-        }
-      parts++;
-      more = zmq_msg_more (&part);
-      if (parts == 3 && !more)
-        {
-          handle_payload (phase, unpacked, zmq_msg_data (&part), zmq_msg_size (&part));
-          handled = TRUE;
-        }
-      zmq_msg_close (&part);
-    }
-  if (!handled && phase->active)
-    phase->bad++;
-  return TRUE;
-}
-
-static void
-phase_start (SubPhase *phase, guint id)
-{
-  phase->active = TRUE;
-  phase->id = id;
-  phase->received = 0;
-  phase->bad = 0;
-  g_array_set_size (phase->arrivals, 0);
-  g_array_set_size (phase->latencies, 0);
-  reply ("A %u\n", id);
-}
-
-/* Returns FALSE when told to quit or the parent went away. */
-static gboolean
-read_commands (GString *input, SubPhase *phase)
-{
-  char chunk[256];
-  ssize_t n;
-  char *newline;
-
-  n = read (STDIN_FILENO, chunk, sizeof chunk);
-  if (n < 0 && errno == EINTR)
-    return TRUE;
-  if (n <= 0)
-    return FALSE;
-  g_string_append_len (input, chunk, n);
-  while ((newline = memchr (input->str, '\n', input->len)) != NULL)
-    {
-      gsize line_len = (gsize) (newline - input->str);
-      unsigned int id;
-
-      *newline = '\0';
-      if (input->str[0] == 'Q')
-        {
-          reply ("M %ld\n", bench_peak_rss_kib ());
-          return FALSE;
-        }
-      if (sscanf (input->str, "S %u", &id) == 1)
-        phase_start (phase, id);
-      g_string_erase (input, 0, (gssize) line_len + 1);
-    }
-  return TRUE;
-}
-
-int
-bench_subscriber_main (char **endpoints)
-{
-  void *context = zmq_ctx_new ();
-  void *socket = zmq_socket (context, ZMQ_SUB);
-  SubPhase phase = { 0 };
-  msgpack_unpacked unpacked;
-  GString *input = g_string_new (NULL);
-  int zero = 0;
-  gboolean running = TRUE;
-  guint i;
-
-  zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
-  zmq_setsockopt (socket, ZMQ_SUBSCRIBE, "", 0);
-  for (i = 0; endpoints[i] != NULL; i++)
-    if (zmq_connect (socket, endpoints[i]) != 0)
-      {
-        g_printerr (_("kvevents-bench: cannot connect to %s: %s\n"), endpoints[i],
-                    zmq_strerror (zmq_errno ()));
-        return 1;
-      }
-  phase.arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
-  phase.latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
-  msgpack_unpacked_init (&unpacked);
-
-  while (running)
-    {
-      zmq_pollitem_t items[2] = {
-        { socket, 0, ZMQ_POLLIN, 0 },
-        { NULL, STDIN_FILENO, ZMQ_POLLIN, 0 },
-      };
-
-      if (zmq_poll (items, 2, -1) < 0)
-        {
-          if (zmq_errno () == EINTR)
-            continue;
-          break;
-        }
-      if (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR))
-        running = read_commands (input, &phase);
-      if (items[0].revents & ZMQ_POLLIN)
-        for (i = 0; i < 1024 && receive_one (socket, &phase, &unpacked); i++)
-          ;
-    }
-
-  msgpack_unpacked_destroy (&unpacked);
-  g_array_unref (phase.arrivals);
-  g_array_unref (phase.latencies);
-  g_string_free (input, TRUE);
-  zmq_close (socket);
-  zmq_ctx_term (context);
-  return 0;
-}
-
-/* ===================================================================== */
-/* The parent: targets, the subscriber, phases                            */
-/* ===================================================================== */
 
 /* Something the subscriber listens to: the publisher, or the raw socket. */
 typedef struct
@@ -475,7 +111,7 @@ sub_send (Sub *sub, const char *line, GError **error)
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        return bench_fail (error, _("The subscriber process went away"));
+        return bench_fail (error, _ ("The subscriber process went away"));
       done += (gsize) n;
     }
   return TRUE;
@@ -525,7 +161,7 @@ sub_expect (Sub *sub, const char *prefix, gint timeout_ms, GError **error)
         continue;
       if (n <= 0)
         {
-          bench_fail (error, _("The subscriber process went away"));
+          bench_fail (error, _ ("The subscriber process went away"));
           return NULL;
         }
       g_string_append_len (sub->buffer, chunk, n);
@@ -580,8 +216,7 @@ sub_finish (Sub *sub)
   /* It quits on Q or on the closed pipe.  One that does neither (stopped,
    * or stuck) must not keep the bench from ending and reporting. */
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while ((reaped = waitpid (sub->pid, &status, WNOHANG)) == 0
-         && g_get_monotonic_time () < deadline)
+  while ((reaped = waitpid (sub->pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < deadline)
     g_usleep (10000);
   if (reaped == 0)
     {
@@ -637,7 +272,7 @@ probe (Net *net, Target *target, GError **error)
 
   while (g_get_monotonic_time () < deadline)
     {
-      g_autofree char *key = g_strdup_printf (PROBE_PREFIX "%u", ++net->probe);
+      g_autofree char *key = g_strdup_printf (BENCH_PROBE_PREFIX "%u", ++net->probe);
       g_autofree char *prefix = g_strdup_printf ("P %u", net->probe);
       g_autofree char *line = NULL;
 
@@ -648,7 +283,7 @@ probe (Net *net, Target *target, GError **error)
       if (error != NULL && *error != NULL)
         return FALSE;
     }
-  return bench_fail (error, _("The subscriber never received from %s"), target->endpoint);
+  return bench_fail (error, _ ("The subscriber never received from %s"), target->endpoint);
 }
 
 /* ---- producers ---------------------------------------------------------- */
@@ -758,14 +393,17 @@ put_stamp (char *digits, gint64 stamp)
     }
 }
 
-/* "t=", 20 digits, "/", then padding: the key of a timed event. */
+#define STAMP_AT (sizeof BENCH_STAMP_PREFIX - 1)
+
+/* BENCH_STAMP_PREFIX, 20 digits, "/", then padding: the key of a timed
+ * event. */
 static void
 format_stamped_key (char *key, guint key_len, gint64 stamp)
 {
   memset (key, 'x', key_len);
-  memcpy (key, "t=", 2);
-  put_stamp (key + 2, stamp);
-  key[2 + STAMP_DIGITS] = '/';
+  memcpy (key, BENCH_STAMP_PREFIX, STAMP_AT);
+  put_stamp (key + STAMP_AT, stamp);
+  key[STAMP_AT + STAMP_DIGITS] = '/';
 }
 
 /* n timed events in one raw message, every key stamped with the time
@@ -779,7 +417,7 @@ send_raw_stamped (Net *net, Target *target, guint n, gint64 stamp)
   guint i;
 
   for (i = 0; i < n; i++)
-    put_stamp (payload->data + payload->key_offsets[i] + 2, stamp);
+    put_stamp (payload->data + payload->key_offsets[i] + STAMP_AT, stamp);
   target->raw_sequence++;
   zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
   zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
@@ -803,7 +441,7 @@ send_raw_stamped (Net *net, Target *target, guint n, gint64 stamp)
 static void
 produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult *r)
 {
-  guint key_len = MAX (net->settings->key_len, STAMP_DIGITS + 3);
+  guint key_len = MAX (net->settings->key_len, STAMP_AT + STAMP_DIGITS + 1);
   g_autofree char *key = g_malloc (key_len);
   double interval_ns = 1e9 / rate;
   gint64 t0 = bench_now_ns ();
@@ -817,9 +455,8 @@ produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult 
 
       if (now >= next && target->publisher != NULL)
         {
-          put_stamp (key + 2, now);
-          kvev_publish_stored (target->publisher, BENCH_TENANT, key, key_len, NULL,
-                               KVEV_MEDIA_CPU);
+          put_stamp (key + STAMP_AT, now);
+          kvev_publish_stored (target->publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
           sent++;
         }
       else if (now >= next)
@@ -865,7 +502,7 @@ run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate
   if (line == NULL)
     return error != NULL && *error != NULL
                ? FALSE
-               : bench_fail (error, _("The subscriber did not answer"));
+               : bench_fail (error, _ ("The subscriber did not answer"));
   g_clear_pointer (&line, g_free);
 
   if (target->publisher != NULL)
@@ -884,7 +521,7 @@ run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate
   if (target->publisher != NULL)
     {
       if (!kvev_publisher_flush (target->publisher, REPLY_TIMEOUT_MS))
-        return bench_fail (error, _("The publisher did not drain its queue"));
+        return bench_fail (error, _ ("The publisher did not drain its queue"));
       r->queue_dropped
           = kvev_publisher_stat (target->publisher, KVEV_STAT_DROPPED_EVENTS) - dropped_before;
       r->messages
@@ -892,7 +529,7 @@ run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate
     }
 
   /* Markers may meet a full socket too: repeat until the report. */
-  end_key = g_strdup_printf (END_PREFIX "%u/%" G_GINT64_FORMAT, id, r->t_stop);
+  end_key = g_strdup_printf (BENCH_END_PREFIX "%u/%" G_GINT64_FORMAT, id, r->t_stop);
   deadline = g_get_monotonic_time () + (gint64) REPLY_TIMEOUT_MS * 1000;
   while (line == NULL && g_get_monotonic_time () < deadline)
     {
@@ -902,15 +539,12 @@ run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate
         return FALSE;
     }
   if (line == NULL)
-    return bench_fail (error, _("The subscriber did not report phase %u"), id);
-  if (sscanf (line,
-              "R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
-              " %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT
-              " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
-              &got_id, &r->received, &r->received_by_stop, &r->first_ns, &r->last_ns, &r->bad,
-              &r->n_latencies, &r->p50, &r->p99, &r->p999, &r->max)
+    return bench_fail (error, _ ("The subscriber did not report phase %u"), id);
+  if (sscanf (line, BENCH_SUB_REPORT_FORMAT, &got_id, &r->received, &r->received_by_stop,
+              &r->first_ns, &r->last_ns, &r->bad, &r->n_latencies, &r->p50, &r->p99, &r->p999,
+              &r->max)
       != 11)
-    return bench_fail (error, _("Unexpected report from the subscriber: %s"), line);
+    return bench_fail (error, _ ("Unexpected report from the subscriber: %s"), line);
   return TRUE;
 }
 
@@ -943,7 +577,7 @@ static char *
 e2e_note (const BenchFigure *figure)
 {
   return g_strdup_printf (
-      _("offered %.2fM/s, %.0f%% dropped"),
+      _ ("offered %.2fM/s, %.0f%% dropped"),
       bench_median (bench_figure_find_extra (figure, "offered_per_s")->values) / 1e6,
       100 * bench_median (bench_figure_find_extra (figure, "drop_fraction")->values));
 }
@@ -1003,7 +637,7 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, GErro
       || zmq_setsockopt (t->raw.raw, ZMQ_LINGER, &zero, sizeof zero) != 0
       || zmq_bind (t->raw.raw, raw_endpoint) != 0
       || zmq_getsockopt (t->raw.raw, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
-    return bench_fail (error, _("Cannot set up the raw ZeroMQ socket on %s: %s"), raw_endpoint,
+    return bench_fail (error, _ ("Cannot set up the raw ZeroMQ socket on %s: %s"), raw_endpoint,
                        zmq_strerror (zmq_errno ()));
   t->raw.endpoint = g_strndup (bound, bound_len);
   return TRUE;
@@ -1015,7 +649,7 @@ static void
 make_payloads (Net *net, const KvevConfig *config)
 {
   BenchEventSpec specs[BATCH_EVENTS];
-  guint key_len = MAX (net->settings->key_len, STAMP_DIGITS + 3);
+  guint key_len = MAX (net->settings->key_len, STAMP_AT + STAMP_DIGITS + 1);
   g_autofree char *key = g_malloc (key_len);
   BenchBatch *batch;
   guint i, n;
@@ -1093,9 +727,9 @@ measure_wake_lateness (BenchSection *section, guint n)
       lateness = bench_now_ns () - due;
       g_array_append_val (late, lateness);
     }
-  g_array_sort (late, compare_gint64);
-  bench_section_set_info (section, "wake_lateness_p50_us", percentile (late, 0.50) / 1e3);
-  bench_section_set_info (section, "wake_lateness_p99_us", percentile (late, 0.99) / 1e3);
+  bench_sort_ns (late);
+  bench_section_set_info (section, "wake_lateness_p50_us", bench_percentile_ns (late, 0.50) / 1e3);
+  bench_section_set_info (section, "wake_lateness_p99_us", bench_percentile_ns (late, 0.99) / 1e3);
 }
 
 /* One spinning thread per CPU: the gaps between its clock reads are the
@@ -1195,18 +829,16 @@ note_latency (BenchFigure **figures)
   const GArray *dropped = bench_figure_find_extra (figures[1], "dropped")->values;
   const GArray *max_us = bench_figure_find_extra (figures[2], "max_us")->values;
   double messages = bench_sum (bench_figure_find_extra (figures[1], "messages")->values);
-  g_autofree char *note
-      = g_strdup_printf (_("%.3fM events/s offered; %.0f of %.0f dropped"),
-                         bench_median (offered_per_s) / 1e6, bench_sum (dropped),
-                         bench_sum (offered));
+  g_autofree char *note = g_strdup_printf (_ ("%.3fM events/s offered; %.0f of %.0f dropped"),
+                                           bench_median (offered_per_s) / 1e6, bench_sum (dropped),
+                                           bench_sum (offered));
 
   if (messages > 0)
-    bench_figure_set_note (figures[1],
-                           g_strdup_printf (_("%s; %.1f events a message"), note,
-                                            bench_sum (offered) / messages));
+    bench_figure_set_note (figures[1], g_strdup_printf (_ ("%s; %.1f events a message"), note,
+                                                        bench_sum (offered) / messages));
   else
     bench_figure_set_note (figures[1], g_steal_pointer (&note));
-  bench_figure_set_note (figures[2], g_strdup_printf (_("max %.0f us"), bench_max (max_us)));
+  bench_figure_set_note (figures[2], g_strdup_printf (_ ("max %.0f us"), bench_max (max_us)));
 }
 
 gboolean
@@ -1230,16 +862,16 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
   if (e2e)
     e2e_section = bench_report_add_section (
         report, "e2e",
-        _("End to end: events/s received and decoded by a subscriber in another "
-          "process (higher is better)"));
+        _ ("End to end: events/s received and decoded by a subscriber in another "
+           "process (higher is better)"));
   if (latency)
     {
       guint l;
 
       lat_section = bench_report_add_section (
           report, "latency",
-          _("Latency over TCP: publish call to the subscriber's receipt, microseconds, paced "
-            "producer at a share of the measured capacity (lower is better)"));
+          _ ("Latency over TCP: publish call to the subscriber's receipt, microseconds, paced "
+             "producer at a share of the measured capacity (lower is better)"));
       for (l = 0; l < G_N_ELEMENTS (loads); l++)
         {
           guint q;
@@ -1251,11 +883,11 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               g_autofree char *id
                   = g_strdup_printf ("tcp.load%u.%s_us", loads[l], quantile_names[q]);
               /* TRANSLATORS: p50/p99/p999, then a percentage of capacity. */
-              g_autofree char *raw_label
-                  = g_strdup_printf (_("%s at %u%% of capacity, raw ZeroMQ, batched by the producer"),
-                                     quantile_names[q], loads[l]);
+              g_autofree char *raw_label = g_strdup_printf (
+                  _ ("%s at %u%% of capacity, raw ZeroMQ, batched by the producer"),
+                  quantile_names[q], loads[l]);
               g_autofree char *label = g_strdup_printf (
-                  _("%s at %u%% of capacity, kvev_publish_stored"), quantile_names[q], loads[l]);
+                  _ ("%s at %u%% of capacity, kvev_publish_stored"), quantile_names[q], loads[l]);
 
               lat_raw[l][q] = bench_section_add_figure (lat_section, raw_id, raw_label, "us", NULL);
               lat_figures[l][q]
@@ -1300,7 +932,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
         {
           PhaseResult r;
 
-          bench_progress (settings, _("warming up over %s"), tname);
+          bench_progress (settings, _ ("warming up over %s"), tname);
           ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
                && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
                && (!e2e || run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error));
@@ -1311,13 +943,13 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
           g_autofree char *raw_id = g_strdup_printf ("%s.raw", tname);
           g_autofree char *p1_id = g_strdup_printf ("%s.kvev.p1", tname);
           g_autofree char *p2_id = g_strdup_printf ("%s.kvev.p2", tname);
-          g_autofree char *raw_label = g_strdup_printf (
-              _("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes"),
-              tname, BATCH_EVENTS, (size_t) net.payload_len);
+          g_autofree char *raw_label
+              = g_strdup_printf (_ ("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes"),
+                                 tname, BATCH_EVENTS, (size_t) net.payload_len);
           g_autofree char *p1_label
-              = g_strdup_printf (_("%s: kvev_publish_stored, 1 producer"), tname);
+              = g_strdup_printf (_ ("%s: kvev_publish_stored, 1 producer"), tname);
           g_autofree char *p2_label
-              = g_strdup_printf (_("%s: kvev_publish_stored, 2 producers"), tname);
+              = g_strdup_printf (_ ("%s: kvev_publish_stored, 2 producers"), tname);
 
           raw_figure = bench_section_add_figure (e2e_section, raw_id, raw_label, "events/s", NULL);
           p1 = bench_section_add_figure (e2e_section, p1_id, p1_label, "events/s", raw_figure);
@@ -1326,7 +958,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
             {
               PhaseResult r;
 
-              bench_progress (settings, _("end to end over %s, run %u of %u"), tname, run + 1,
+              bench_progress (settings, _ ("end to end over %s, run %u of %u"), tname, run + 1,
                               settings->runs);
               ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
               if (ok)
@@ -1368,7 +1000,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
                   PhaseResult r;
                   double events_per_s;
 
-                  bench_progress (settings, _("latency: measuring the capacity, run %u of %u"),
+                  bench_progress (settings, _ ("latency: measuring the capacity, run %u of %u"),
                                   run + 1, settings->runs);
                   ok = run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
                   events_per_s = events_per_second (&r);
@@ -1396,7 +1028,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
                 {
                   PhaseResult r;
 
-                  bench_progress (settings, _("latency at %u%% of capacity, run %u of %u"),
+                  bench_progress (settings, _ ("latency at %u%% of capacity, run %u of %u"),
                                   loads[l], run + 1, settings->runs);
                   ok = run_phase (&net, &t.raw, LOAD_PACED, 1, rate, e2e_ms, &r, error);
                   if (ok)

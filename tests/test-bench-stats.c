@@ -1,18 +1,11 @@
-/* test-bench-report.c: kvevents-bench's summaries of per-run figures.
+/* test-bench-stats.c: kvevents-bench's summaries of per-run figures.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
-#include "bench.h"
+#include "bench-stats.h"
 
 #include <math.h>
-
-/* bench-report.c stamps reports with it; kvevents-bench.c defines it. */
-gint64
-bench_now_ns (void)
-{
-  return g_get_monotonic_time () * 1000;
-}
 
 static GArray *
 runs (guint n, const double *values)
@@ -60,11 +53,31 @@ test_median_skips_nan (void)
   g_assert_cmpfloat (bench_max (c), ==, 5);
 }
 
+/* The nearest rank, as the subscriber reports its latency quantiles: the
+ * smallest sample with at least q of them at or below it. */
+static void
+test_percentile (void)
+{
+  static const gint64 samples[] = { 50, 10, 40, 20, 30 };
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  g_array_append_vals (a, samples, G_N_ELEMENTS (samples));
+  bench_sort_ns (a);
+  g_assert_cmpint (bench_percentile_ns (a, 0.01), ==, 10);
+  g_assert_cmpint (bench_percentile_ns (a, 0.20), ==, 10);
+  g_assert_cmpint (bench_percentile_ns (a, 0.50), ==, 30);
+  g_assert_cmpint (bench_percentile_ns (a, 0.99), ==, 50);
+  g_assert_cmpint (bench_percentile_ns (a, 1.0), ==, 50);
+  g_assert_cmpint (bench_percentile_ns (none, 0.5), ==, -1);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kvevents/bench/median", test_median_plain);
   g_test_add_func ("/kvevents/bench/median-skips-nan", test_median_skips_nan);
+  g_test_add_func ("/kvevents/bench/percentile", test_percentile);
   return g_test_run ();
 }

@@ -1,0 +1,96 @@
+/* test-kvtool.c: the helpers the tools share (tools/common/kvtool.c).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "config.h"
+
+#include "kvtool.h"
+
+#include <string.h>
+
+/* The tools' error domain has the name its macro gives it, and the codes
+ * the exit statuses map from. */
+static void
+test_error_quark (void)
+{
+  g_assert_cmpstr (g_quark_to_string (KVT_ERROR), ==, "kvt-error-quark");
+  g_assert_cmpint (KVT_ERROR_FAILED, ==, 0);
+  g_assert_cmpint (KVT_ERROR_USAGE, ==, 1);
+}
+
+static void
+test_parse_uint (void)
+{
+  guint64 value = 0;
+
+  g_assert_true (kvt_parse_uint ("0", 0, 10, &value));
+  g_assert_cmpuint (value, ==, 0);
+  g_assert_true (kvt_parse_uint ("4294967295", 0, G_MAXUINT32, &value));
+  g_assert_cmpuint (value, ==, G_MAXUINT32);
+  g_assert_false (kvt_parse_uint ("4294967296", 0, G_MAXUINT32, &value));
+  g_assert_false (kvt_parse_uint ("+1", 0, 10, &value));
+  g_assert_false (kvt_parse_uint (" 1", 0, 10, &value));
+  g_assert_false (kvt_parse_uint ("1 ", 0, 10, &value));
+  g_assert_false (kvt_parse_uint ("-1", 0, 10, &value));
+  g_assert_false (kvt_parse_uint ("", 0, 10, &value));
+  g_assert_false (kvt_parse_uint (NULL, 0, 10, &value));
+  g_assert_false (kvt_parse_uint ("5", 6, 10, &value));
+  g_assert_cmpuint (value, ==, G_MAXUINT32);
+}
+
+static void
+test_connect_endpoint (void)
+{
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:5557"));
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://[::1]:65535"));
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://127.0.0.2:0;127.0.0.1:1"));
+  g_assert_true (kvt_connect_endpoint_is_valid ("ipc:///tmp/x"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:0"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:65536"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:*"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[::1:5557"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://:5557"));
+}
+
+/* Text that is UTF-8, NULs included, is a JSON string; other bytes are
+ * hexadecimal, flagged when they were meant as text. */
+static void
+test_json_bytes (void)
+{
+  static const struct
+  {
+    const char *bytes;
+    gsize len;
+    gboolean is_text;
+    const char *json;
+  } cases[] = {
+    { "key", 3, TRUE, "\"key\"" },
+    { "a\0b", 3, TRUE, "\"a\\u0000b\"" },
+    { "q\"\\\n\t\x7f", 6, TRUE, "\"q\\\"\\\\\\n\\t\\u007f\"" },
+    { "\xc3\xa9", 2, TRUE, "\"\xc3\xa9\"" },
+    { "\xff", 1, TRUE, "{\"hex\": \"ff\", \"invalid_utf8\": true}" },
+    { "\xc3", 1, TRUE, "{\"hex\": \"c3\", \"invalid_utf8\": true}" },
+    { "ok", 2, FALSE, "{\"hex\": \"6f6b\"}" },
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) out = g_string_new (NULL);
+
+      kvt_json_append_bytes (out, cases[i].bytes, cases[i].len, cases[i].is_text);
+      g_assert_cmpstr (out->str, ==, cases[i].json);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/kvevents/kvtool/error-quark", test_error_quark);
+  g_test_add_func ("/kvevents/kvtool/parse-uint", test_parse_uint);
+  g_test_add_func ("/kvevents/kvtool/connect-endpoint", test_connect_endpoint);
+  g_test_add_func ("/kvevents/kvtool/json-bytes", test_json_bytes);
+  return g_test_run ();
+}

@@ -1,0 +1,28 @@
+/* bench-memory-child.h: the process kvevents-bench starts of itself with
+ * --memory-child KIND, one a run of the memory section (bench-memory.c).
+ *
+ * KIND "kvev" fills a held publisher's queue to its capacity, n_events,
+ * with one stored event per object, distinct keys of key_len bytes;
+ * "bare" queues as many malloc()ed 128-byte items in a bare
+ * GAsyncQueue.  Before and after, the child reads its resident set
+ * (/proc/self/statm) and heap in use (mallinfo2, -1 without it), and at
+ * the end its peak RSS (VmHWM), and prints one line:
+ *
+ *   RSS_BEFORE RSS_AFTER HEAP_BEFORE HEAP_AFTER PEAK_KIB QUEUED
+ *
+ * bytes, then KiB, then events.  Returns the exit status.
+ * Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEV_BENCH_MEMORY_CHILD_H
+#define KVEV_BENCH_MEMORY_CHILD_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+int bench_memory_child_main (const char *kind, guint n_events, guint key_len);
+
+G_END_DECLS
+
+#endif /* KVEV_BENCH_MEMORY_CHILD_H */

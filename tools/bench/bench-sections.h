@@ -1,0 +1,28 @@
+/* bench-sections.h: the sections kvevents-bench measures, one file
+ * each: each adds its section and figures to the report, and FALSE with
+ * error set means the run cannot go on.
+ * Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEV_BENCH_SECTIONS_H
+#define KVEV_BENCH_SECTIONS_H
+
+#include "bench-report.h"
+
+G_BEGIN_DECLS
+
+/* bench-hot.c: the publish call, worker running, held, queue full. */
+gboolean bench_hot (BenchReport *report, const BenchSettings *settings, GError **error);
+/* bench-encode.c: the library's encoder against msgpack-c key by key. */
+gboolean bench_encode (BenchReport *report, const BenchSettings *settings, GError **error);
+/* bench-memory.c: bytes per queued event, in child processes. */
+gboolean bench_memory (BenchReport *report, const BenchSettings *settings, GError **error);
+/* bench-net.c: end to end and latency share the subscriber; latency
+ * needs the capacity that end to end measures, and measures it itself
+ * otherwise. */
+gboolean bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e,
+                    gboolean latency, GError **error);
+
+G_END_DECLS
+
+#endif /* KVEV_BENCH_SECTIONS_H */

@@ -1,0 +1,26 @@
+# What the tools, and the programs the tests run, share: a convenience
+# library, never installed.  kvtool.c holds the small helpers, decode.c
+# kvevents-sub's decoder (apart from its command line, so that a fuzz
+# target links it alone: it needs GLib only), relay.c the
+# --wait-subscribers relay, and socket.c what the tools do alike on
+# ZeroMQ sockets.  A program links it with libkvevents-shared.la, the
+# library's pure helpers, and with the library it publishes through.
+
+noinst_LTLIBRARIES += %reldir%/libkvtool.la
+%canon_reldir%_libkvtool_la_SOURCES = \
+	%reldir%/kvtool.h \
+	%reldir%/kvtool.c \
+	%reldir%/decode.h \
+	%reldir%/decode.c \
+	%reldir%/relay.h \
+	%reldir%/relay.c \
+	%reldir%/socket.h
+if HAVE_ZMQ
+%canon_reldir%_libkvtool_la_SOURCES += %reldir%/socket.c
+endif
+%canon_reldir%_libkvtool_la_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
+
+# How a program builds on it.
+KVTOOL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/%reldir% $(ZMQ_CFLAGS)
+KVTOOL_LIBS = %reldir%/libkvtool.la libkvevents/libkvevents-shared.la \
+	$(GLIB_LIBS) $(ZMQ_LIBS) $(LIBINTL)
