@@ -31,6 +31,7 @@ kvev_library_sources = \
 	%reldir%/counter.h \
 	%reldir%/fault.h \
 	%reldir%/version.c \
+	%reldir%/escape.c \
 	%reldir%/config.c \
 	%reldir%/settings.h \
 	%reldir%/settings.c \
