@@ -161,6 +161,10 @@ static const Flag flags[] = {
   { "kv_events_replay_buffer_bytes",
     UINT32_FIELD (replay_buffer_bytes, KVEV_DEFAULT_REPLAY_BUFFER_BYTES, 1, G_MAXUINT32),
     N_ ("Most bytes of payload kept for replay; the oldest messages go first"), N_ ("BYTES") },
+  { "kv_events_snapshot_endpoint", STRING_FIELD (snapshot_endpoint, ""),
+    N_ ("ZeroMQ endpoint where subscribers ask for the master's state, which the "
+        "master's snapshot function walks (empty: none)"),
+    N_ ("ENDPOINT") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

@@ -78,6 +78,7 @@ struct _KvevConfig
   char *replay_endpoint;
   guint32 replay_buffer_messages;
   guint32 replay_buffer_bytes;
+  char *snapshot_endpoint;
 };
 
 /* Defaults of the tuning flags. */

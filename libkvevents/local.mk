@@ -52,6 +52,8 @@ kvev_library_sources = \
 	%reldir%/fork.h \
 	%reldir%/fork.c \
 	%reldir%/thread.c \
+	%reldir%/snapshot.h \
+	%reldir%/snapshot.c \
 	%reldir%/worker.h \
 	%reldir%/transport.h
 if HAVE_ZMQ
@@ -63,6 +65,8 @@ kvev_library_sources += \
 	%reldir%/worker.c \
 	%reldir%/replay.h \
 	%reldir%/replay.c \
+	%reldir%/snapshot-server.h \
+	%reldir%/snapshot-server.c \
 	%reldir%/transport-zmq.c
 else
 kvev_library_sources += \

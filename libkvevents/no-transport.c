@@ -1,4 +1,5 @@
-/* no-transport.c: the worker of a library built --without-zmq.
+/* no-transport.c: the worker and snapshots of a library built
+ * --without-zmq.
  * kvev_has_transport() is FALSE there, so kvev_publisher_new() never
  * starts one; these bodies only keep the same code linking in both
  * builds.
@@ -7,7 +8,8 @@
 #include "worker.h"
 
 KvevWorker *
-kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **error)
+kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
+                   GError **error)
 {
   g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                        _("This libkvevents was built without a transport"));
@@ -28,6 +30,18 @@ kvev_worker_get_replay_endpoint (const KvevWorker *worker)
 
 void
 kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
+{
+  g_return_if_reached ();
+}
+
+const char *
+kvev_worker_get_snapshot_endpoint (const KvevWorker *worker)
+{
+  g_return_val_if_reached (NULL);
+}
+
+void
+kvev_worker_snapshot_counts (const KvevWorker *worker, KvevSnapshotCounts *counts)
 {
   g_return_if_reached ();
 }
@@ -60,4 +74,12 @@ void
 kvev_worker_stop (KvevWorker *worker, gint64 deadline)
 {
   g_return_if_reached ();
+}
+
+void
+kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *object_key,
+                   gssize key_len, const char *group_id, KvevMedia media)
+{
+  /* No snapshot is ever made without a transport. */
+  g_return_if_fail (snapshot != NULL);
 }

@@ -26,6 +26,8 @@ struct _KvevPublisher
   /* Set in a process forked from the one that created the publisher, by
    * fork.c's child handler, before anything else runs there. */
   KvevForkEntry fork;
+  /* The master's walk, for the snapshot thread. */
+  KvevSnapshotSource snapshots;
 
   /* Rare paths, bumped with atomic adds from any thread. */
   guint64 skipped_keyless_events;
@@ -38,6 +40,7 @@ struct _KvevPublisher
 static void
 publisher_free (KvevPublisher *publisher)
 {
+  kvev_snapshot_source_clear (&publisher->snapshots);
   kvev_queue_free (publisher->queue);
   kvev_settings_free (publisher->settings);
   g_free (publisher);
@@ -60,6 +63,7 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
 
   publisher = g_new0 (KvevPublisher, 1);
   publisher->settings = settings;
+  kvev_snapshot_source_init (&publisher->snapshots);
   if (!settings->enable)
     return publisher;
 
@@ -73,7 +77,7 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
   if (kvev_fork_watch (error) && kvev_resources_check (settings, error))
     publisher->queue = kvev_queue_new (settings->queue_capacity, error);
   if (publisher->queue != NULL)
-    publisher->worker = kvev_worker_start (settings, publisher->queue, error);
+    publisher->worker = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
   if (publisher->worker == NULL)
     {
       publisher_free (publisher);
@@ -126,6 +130,23 @@ kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
   g_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->enabled ? kvev_worker_get_replay_endpoint (publisher->worker) : NULL;
+}
+
+const char *
+kvev_publisher_get_snapshot_endpoint (const KvevPublisher *publisher)
+{
+  g_return_val_if_fail (publisher != NULL, NULL);
+
+  return publisher->enabled ? kvev_worker_get_snapshot_endpoint (publisher->worker) : NULL;
+}
+
+void
+kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc func,
+                                  gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_if_fail (publisher != NULL);
+
+  kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy);
 }
 
 /* Whether an event call may queue now. */
@@ -331,8 +352,12 @@ static const char *const stat_names[] = {
   "replay_messages",
   "replay_buffer_messages",
   "replay_buffer_bytes",
+  "snapshot_requests",
+  "snapshots_refused",
+  "snapshots_failed",
+  "snapshot_objects",
 };
-G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_REPLAY_BUFFER_BYTES + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_SNAPSHOT_OBJECTS + 1);
 
 /* Every statistic at once.  Read one by one, enqueued would be older than
  * the rest, and a status page could show more events dropped than ever
@@ -346,6 +371,7 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   KvevWorkerCounts worker;
   KvevPeerCounts peers;
   KvevReplayCounts replay;
+  KvevSnapshotCounts snapshots;
   KvevQueueCounts queue;
   guint i;
 
@@ -357,6 +383,7 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   kvev_worker_counts (publisher->worker, &worker);
   kvev_worker_peer_counts (publisher->worker, &peers);
   kvev_worker_replay_counts (publisher->worker, &replay);
+  kvev_worker_snapshot_counts (publisher->worker, &snapshots);
   /* The queue's lock is the producers' too: a single statistic is read
    * without it. */
   if (at_once)
@@ -392,6 +419,10 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   values[KVEV_STAT_REPLAY_MESSAGES] = replay.messages;
   values[KVEV_STAT_REPLAY_BUFFER_MESSAGES] = replay.buffered_messages;
   values[KVEV_STAT_REPLAY_BUFFER_BYTES] = replay.buffered_bytes;
+  values[KVEV_STAT_SNAPSHOT_REQUESTS] = snapshots.requests;
+  values[KVEV_STAT_SNAPSHOTS_REFUSED] = snapshots.refused;
+  values[KVEV_STAT_SNAPSHOTS_FAILED] = snapshots.failed;
+  values[KVEV_STAT_SNAPSHOT_OBJECTS] = snapshots.objects;
 }
 G_STATIC_ASSERT (KVEV_STAT_SKIPPED_OTHER - KVEV_STAT_SKIPPED_LEASED + 1 == KVEV_N_SKIP_REASONS);
 

@@ -46,32 +46,44 @@ check_endpoint (const char *flag, const char *endpoint, GError **error)
   return FALSE;
 }
 
-/* The replay socket takes the live socket's keys and policy: an address
- * list needs a tcp:// endpoint there too, and the two cannot share one. */
+/* The replay and snapshot sockets take the live socket's keys and policy:
+ * an address list needs a tcp:// endpoint there too, and no two sockets
+ * can share one. */
 static gboolean
-check_replay (const KvevConfig *config, GError **error)
+check_side_endpoint (const KvevConfig *config, const char *flag, const char *endpoint,
+                     const char *other_flag, const char *other, GError **error)
 {
-  if (config->replay_endpoint[0] == '\0')
+  if (endpoint[0] == '\0')
     return TRUE;
-  if (!check_endpoint ("kv_events_replay_endpoint", config->replay_endpoint, error))
+  if (!check_endpoint (flag, endpoint, error))
     return FALSE;
-  if (strcmp (config->replay_endpoint, config->bind_endpoint) == 0)
+  if (strcmp (endpoint, config->bind_endpoint) == 0 || strcmp (endpoint, other) == 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: two flag names. */
-                   _ ("%s must differ from %s: each is a socket of its own"),
-                   "kv_events_replay_endpoint", "kv_events_bind_endpoint");
+                   _ ("%s must differ from %s: each is a socket of its own"), flag,
+                   strcmp (endpoint, other) == 0 ? other_flag : "kv_events_bind_endpoint");
       return FALSE;
     }
-  if (config->allowed_addresses[0] != '\0' && !g_str_has_prefix (config->replay_endpoint, "tcp://"))
+  if (config->allowed_addresses[0] != '\0' && !g_str_has_prefix (endpoint, "tcp://"))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    _ ("kv_events_allowed_addresses applies only to tcp:// endpoints, and "
                       "%s is not one"),
-                   "kv_events_replay_endpoint");
+                   flag);
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+check_replay (const KvevConfig *config, GError **error)
+{
+  return check_side_endpoint (config, "kv_events_replay_endpoint", config->replay_endpoint,
+                              "kv_events_snapshot_endpoint", config->snapshot_endpoint, error)
+         && check_side_endpoint (config, "kv_events_snapshot_endpoint",
+                                 config->snapshot_endpoint, "kv_events_replay_endpoint",
+                                 config->replay_endpoint, error);
 }
 
 /* 128 bits from the system's random source: two publishers, or a master
@@ -214,6 +226,11 @@ kvev_settings_new (const KvevConfig *config, GError **error)
       settings->replay_endpoint = g_strdup (config->replay_endpoint);
       settings->replay_ipv6 = kvev_endpoint_is_ipv6 (config->replay_endpoint);
     }
+  if (config->snapshot_endpoint[0] != '\0')
+    {
+      settings->snapshot_endpoint = g_strdup (config->snapshot_endpoint);
+      settings->snapshot_ipv6 = kvev_endpoint_is_ipv6 (config->snapshot_endpoint);
+    }
   settings->replay_buffer_messages = config->replay_buffer_messages;
   settings->replay_buffer_bytes = config->replay_buffer_bytes;
   return g_steal_pointer (&settings);
@@ -232,5 +249,6 @@ kvev_settings_free (KvevSettings *settings)
   g_free (settings->additional_salt);
   g_free (settings->lora_name);
   g_free (settings->replay_endpoint);
+  g_free (settings->snapshot_endpoint);
   g_free (settings);
 }

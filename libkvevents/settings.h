@@ -62,6 +62,10 @@ typedef struct
   gboolean replay_ipv6;
   guint32 replay_buffer_messages;
   guint32 replay_buffer_bytes;
+
+  /* Snapshots: none when snapshot_endpoint is NULL. */
+  char *snapshot_endpoint;
+  gboolean snapshot_ipv6;
 } KvevSettings;
 
 /* Checks every flag of config together and makes the settings: NULL with

@@ -13,6 +13,7 @@
 #include "fault.h"
 #include "queue.h"
 #include "replay.h"
+#include "snapshot-server.h"
 #include "zap.h"
 
 #include <arpa/inet.h>
@@ -34,8 +35,10 @@ struct _KvevTransport
   void *monitor; /* PAIR end of the socket's monitor */
   KvevZap *zap;
   KvevReplay *replay;
+  KvevSnapshotServer *snapshots;
   char *endpoint;
   char *replay_endpoint;
+  char *snapshot_endpoint;
   gint64 last_take_in;
   /* Matching subscriptions taken in since the worker last asked. */
   guint new_subscriptions;
@@ -537,8 +540,44 @@ start_replay (KvevTransport *transport, GError **error)
   return TRUE;
 }
 
+/* The snapshot socket: a ROUTER like replay's, whose requests are one
+ * short word. */
+static gboolean
+start_snapshots (KvevTransport *transport, KvevQueue *queue, KvevSnapshotSource *source,
+                 GError **error)
+{
+  const KvevSettings *settings = transport->settings;
+  void *socket;
+
+  if (settings->snapshot_endpoint == NULL)
+    return TRUE;
+  socket = zmq_socket (transport->context, ZMQ_ROUTER);
+  if (socket == NULL)
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start snapshots: %s"),
+                   zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  if (!set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
+      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->snapshot_ipv6, error)
+      || !secure_socket (transport, socket, settings->snapshot_ipv6, error)
+      || (transport->snapshot_endpoint
+          = bind_socket (transport, socket, "kv_events_snapshot_endpoint",
+                         settings->snapshot_endpoint, error))
+             == NULL
+      || (transport->snapshots = kvev_snapshot_server_start (settings, transport->context, socket,
+                                                             queue, source, error))
+             == NULL)
+    {
+      zmq_close (socket);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 KvevTransport *
-kvev_transport_new (const KvevSettings *settings, GError **error)
+kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *source,
+                    GError **error)
 {
   KvevTransport *transport = g_new0 (KvevTransport, 1);
 
@@ -568,7 +607,7 @@ kvev_transport_new (const KvevSettings *settings, GError **error)
                                              "kv_events_bind_endpoint", settings->bind_endpoint,
                                              error))
              == NULL
-      || !start_replay (transport, error))
+      || !start_replay (transport, error) || !start_snapshots (transport, queue, source, error))
     goto fail;
   return transport;
 
@@ -598,11 +637,27 @@ kvev_transport_replay_counts (const KvevTransport *transport, KvevReplayCounts *
     memset (counts, 0, sizeof *counts);
 }
 
+const char *
+kvev_transport_get_snapshot_endpoint (const KvevTransport *transport)
+{
+  return transport->snapshot_endpoint;
+}
+
+void
+kvev_transport_snapshot_counts (const KvevTransport *transport, KvevSnapshotCounts *counts)
+{
+  if (transport->snapshots != NULL)
+    kvev_snapshot_server_counts (transport->snapshots, counts);
+  else
+    memset (counts, 0, sizeof *counts);
+}
+
 void
 kvev_transport_free (KvevTransport *transport, int linger_ms)
 {
   if (transport == NULL)
     return;
+  kvev_snapshot_server_stop (transport->snapshots);
   kvev_replay_stop (transport->replay);
   if (transport->monitor != NULL)
     {
@@ -623,5 +678,6 @@ kvev_transport_free (KvevTransport *transport, int linger_ms)
   g_cond_clear (&transport->peers_cond);
   g_free (transport->endpoint);
   g_free (transport->replay_endpoint);
+  g_free (transport->snapshot_endpoint);
   g_free (transport);
 }

@@ -10,7 +10,9 @@
 #ifndef KVEVENTS_TRANSPORT_H
 #define KVEVENTS_TRANSPORT_H
 
+#include "queue.h"
 #include "settings.h"
+#include "snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -43,10 +45,22 @@ typedef struct
   guint64 buffered_bytes;     /* their payloads */
 } KvevReplayCounts;
 
+/* What the snapshot server did (snapshot-server.c). */
+typedef struct
+{
+  guint64 requests;
+  guint64 refused; /* no snapshot function, or a request of another shape */
+  guint64 failed;  /* the walk failed, or the subscriber went away */
+  guint64 objects; /* sent */
+} KvevSnapshotCounts;
+
 /* Opens the socket with the options, CURVE keys and ZAP policy of
- * settings (which must outlive the transport) and binds it.  NULL with a
- * KVEV_ERROR_TRANSPORT on failure, with nothing left behind. */
-KvevTransport *kvev_transport_new (const KvevSettings *settings, GError **error);
+ * settings (which must outlive the transport) and binds it, and the
+ * replay and snapshot sockets the settings ask for; snapshots take their
+ * barrier from queue and walk source (both must outlive it too).  NULL
+ * with a KVEV_ERROR_TRANSPORT on failure, with nothing left behind. */
+KvevTransport *kvev_transport_new (const KvevSettings *settings, KvevQueue *queue,
+                                   KvevSnapshotSource *source, GError **error);
 
 /* The endpoint actually bound, wildcards resolved. */
 const char *kvev_transport_get_endpoint (const KvevTransport *transport);
@@ -79,6 +93,10 @@ const char *kvev_transport_get_replay_endpoint (const KvevTransport *transport);
 
 /* Thread-safe; all 0 without replay. */
 void kvev_transport_replay_counts (const KvevTransport *transport, KvevReplayCounts *counts);
+
+/* As for replay. */
+const char *kvev_transport_get_snapshot_endpoint (const KvevTransport *transport);
+void kvev_transport_snapshot_counts (const KvevTransport *transport, KvevSnapshotCounts *counts);
 
 /* Waits until at least n subscriptions are present, or until deadline (a
  * g_get_monotonic_time() value; -1: no limit).  Thread-safe; the worker

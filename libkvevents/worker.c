@@ -208,7 +208,8 @@ worker_free (KvevWorker *worker, int linger_ms)
 }
 
 KvevWorker *
-kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **error)
+kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
+                   GError **error)
 {
   KvevWorker *worker = g_new0 (KvevWorker, 1);
   GError *thread_error = NULL;
@@ -217,7 +218,7 @@ kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **erro
   worker->queue = queue;
   g_mutex_init (&worker->progress_lock);
   g_cond_init (&worker->progress_cond);
-  worker->transport = kvev_transport_new (settings, error);
+  worker->transport = kvev_transport_new (settings, queue, snapshots, error);
   if (worker->transport == NULL)
     {
       worker_free (worker, 0);
@@ -260,6 +261,18 @@ void
 kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
 {
   kvev_transport_replay_counts (worker->transport, counts);
+}
+
+const char *
+kvev_worker_get_snapshot_endpoint (const KvevWorker *worker)
+{
+  return kvev_transport_get_snapshot_endpoint (worker->transport);
+}
+
+void
+kvev_worker_snapshot_counts (const KvevWorker *worker, KvevSnapshotCounts *counts)
+{
+  kvev_transport_snapshot_counts (worker->transport, counts);
 }
 
 gboolean

@@ -28,13 +28,17 @@ typedef struct
 } KvevWorkerCounts;
 
 /* Binds the transport of settings and starts the thread that drains
- * queue; both must outlive the worker.  NULL with a KVEV_ERROR_TRANSPORT
+ * queue; snapshots answer from the snapshots source.  All three must
+ * outlive the worker.  NULL with a KVEV_ERROR_TRANSPORT
  * when the socket cannot be bound or the thread cannot start. */
-KvevWorker *kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, GError **error);
+KvevWorker *kvev_worker_start (const KvevSettings *settings, KvevQueue *queue,
+                               KvevSnapshotSource *snapshots, GError **error);
 
 const char *kvev_worker_get_endpoint (const KvevWorker *worker);
 const char *kvev_worker_get_replay_endpoint (const KvevWorker *worker);
 void kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts);
+const char *kvev_worker_get_snapshot_endpoint (const KvevWorker *worker);
+void kvev_worker_snapshot_counts (const KvevWorker *worker, KvevSnapshotCounts *counts);
 
 /* Waits until every event up to event_id has left (sent or dropped), or
  * until deadline (a g_get_monotonic_time() value; -1: no limit).

@@ -7,6 +7,11 @@
  *   bulk N LEN publish N stored events with keys of LEN bytes, flushing
  *              every 64, so the queue itself never holds much
  *   wait N MS  wait up to MS ms for N subscriptions; "timeout" if not
+ *   store      answer snapshot requests from a small store of objects
+ *   churn N S  start N random mutations of the store (seed S) on a thread
+ *              of its own, each published under the store's lock
+ *   join       wait for the churn to end
+ *   truth      print the store, one "tenant key media" a line, then "."
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <kvevents/kvevents.h>
@@ -52,6 +57,91 @@ bulk (KvevPublisher *publisher, unsigned count, unsigned key_len)
       if (i % 64 == 63)
         kvev_publisher_flush (publisher, 10000);
     }
+}
+
+/* The store: STORE_TENANTS x STORE_KEYS objects and their tiers, under
+ * one lock that each mutation holds while it publishes, as a master's
+ * lock of an object; the snapshot function takes it per object. */
+#define STORE_TENANTS 3
+#define STORE_KEYS 200
+
+static GMutex store_lock;
+static guint store[STORE_TENANTS][STORE_KEYS];
+static GThread *churner;
+
+typedef struct
+{
+  KvevPublisher *publisher;
+  guint n;
+  guint32 seed;
+} Churn;
+
+static void
+store_name (guint t, guint k, char tenant[16], char key[16])
+{
+  g_snprintf (tenant, 16, "tenant-%u", t);
+  g_snprintf (key, 16, "object-%u", k);
+}
+
+static gpointer
+churn_main (gpointer data)
+{
+  g_autofree Churn *churn = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (churn->seed);
+  guint i;
+
+  for (i = 0; i < churn->n; i++)
+    {
+      guint t = g_rand_int_range (rand, 0, STORE_TENANTS);
+      guint k = g_rand_int_range (rand, 0, STORE_KEYS);
+      guint media = g_rand_int_range (rand, 0, 4);
+      char tenant[16], key[16];
+
+      store_name (t, k, tenant, key);
+      g_mutex_lock (&store_lock);
+      kvev_publish_delta (churn->publisher, tenant, key, -1, NULL, store[t][k], media);
+      store[t][k] = media;
+      g_mutex_unlock (&store_lock);
+      /* Spread over tens of milliseconds, as long as a walk takes. */
+      if (i % 64 == 63)
+        g_usleep (100);
+    }
+  return NULL;
+}
+
+static gboolean
+walk_store (KvevSnapshot *snapshot, gpointer user_data, GError **error)
+{
+  guint t, k;
+
+  for (t = 0; t < STORE_TENANTS; t++)
+    for (k = 0; k < STORE_KEYS; k++)
+      {
+        char tenant[16], key[16];
+
+        store_name (t, k, tenant, key);
+        g_mutex_lock (&store_lock);
+        kvev_snapshot_add (snapshot, tenant, key, -1, NULL, store[t][k]);
+        g_mutex_unlock (&store_lock);
+        /* A walk slow enough that the churn mutates what it visits
+         * before and after the visit. */
+        g_usleep (50);
+      }
+  return TRUE;
+}
+
+static void
+print_truth (void)
+{
+  guint t, k;
+
+  g_mutex_lock (&store_lock);
+  for (t = 0; t < STORE_TENANTS; t++)
+    for (k = 0; k < STORE_KEYS; k++)
+      if (store[t][k] != 0)
+        printf ("tenant-%u object-%u %u\n", t, k, store[t][k]);
+  g_mutex_unlock (&store_lock);
+  printf (".\n");
 }
 
 int
@@ -100,16 +190,29 @@ main (int argc, char **argv)
               continue;
             }
         }
+      else if (strcmp (line, "store") == 0)
+        kvev_publisher_set_snapshot_func (publisher, walk_store, NULL, NULL);
+      else if (sscanf (line, "churn %u %u", &count, &key_len) == 2 && churner == NULL)
+        {
+          Churn *churn = g_new0 (Churn, 1);
+
+          *churn = (Churn){ publisher, count, key_len };
+          churner = g_thread_new ("churn", churn_main, churn);
+        }
+      else if (strcmp (line, "join") == 0 && churner != NULL)
+        g_thread_join (g_steal_pointer (&churner));
+      else if (strcmp (line, "truth") == 0)
+        print_truth ();
       else if (strcmp (line, "stats") == 0)
         {
           g_autofree char *json = kvev_publisher_stats_json (publisher);
           const char *replay = kvev_publisher_get_replay_endpoint (publisher);
+          const char *snapshots = kvev_publisher_get_snapshot_endpoint (publisher);
 
-          /* The replay endpoint as one more member, for the tests. */
-          if (replay != NULL)
-            json[strlen (json) - 1] = '\0';
-          printf ("%s%s%s%s\n", json, replay ? ", \"replay_endpoint\": \"" : "",
-                  replay ? replay : "", replay ? "\"}" : "");
+          /* The side endpoints as more members, for the tests. */
+          json[strlen (json) - 1] = '\0';
+          printf ("%s, \"replay_endpoint\": \"%s\", \"snapshot_endpoint\": \"%s\"}\n", json,
+                  replay ? replay : "", snapshots ? snapshots : "");
         }
       else
         {

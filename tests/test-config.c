@@ -46,6 +46,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_replay_endpoint", "" },
   { "kv_events_replay_buffer_messages", "10000" },
   { "kv_events_replay_buffer_bytes", "268435456" },
+  { "kv_events_snapshot_endpoint", "" },
 };
 
 static const char *const boolean_flags[] = {
@@ -66,6 +67,7 @@ static const char *const string_flags[] = {
   "kv_events_curve_allowed_clients_file",
   "kv_events_allowed_addresses",
   "kv_events_replay_endpoint",
+  "kv_events_snapshot_endpoint",
 };
 
 typedef struct
@@ -180,7 +182,7 @@ test_flags_list (void)
     n++;
   /* The fifteen publisher flags, the security flags, then the tuning flags
    * in the order they were added. */
-  g_assert_cmpuint (n, ==, 26);
+  g_assert_cmpuint (n, ==, 27);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);

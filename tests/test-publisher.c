@@ -1342,7 +1342,8 @@ test_stats_json (void)
    * is the last. */
   g_assert_nonnull (strstr (json, "\"subscriptions\": 1, "));
   g_assert_nonnull (strstr (json, "\"refused_keys\": 0, "));
-  g_assert_nonnull (strstr (json, "\"replay_buffer_bytes\": 0}"));
+  g_assert_nonnull (strstr (json, "\"replay_buffer_bytes\": 0, "));
+  g_assert_nonnull (strstr (json, "\"snapshot_objects\": 0}"));
 
   disabled = kvev_publisher_new (disabled_config, &error);
   g_assert_no_error (error);

@@ -29,6 +29,7 @@ class Master:
         self.endpoint = self.process.stdout.readline().strip()
         self.stats()  # in sync with the process
         self.replay_endpoint = self.stats_json.get("replay_endpoint")
+        self.snapshot_endpoint = self.stats_json.get("snapshot_endpoint")
 
     def command(self, word):
         self.process.stdin.write(word + "\n")

@@ -347,6 +347,12 @@ KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
  * @KVEV_STAT_REPLAY_BUFFER_MESSAGES: messages kept for replay now.
  *   Since 1.1.
  * @KVEV_STAT_REPLAY_BUFFER_BYTES: their payload bytes.  Since 1.1.
+ * @KVEV_STAT_SNAPSHOT_REQUESTS: snapshot requests received.  Since 1.1.
+ * @KVEV_STAT_SNAPSHOTS_REFUSED: requests refused: no snapshot function,
+ *   or another shape.  Since 1.1.
+ * @KVEV_STAT_SNAPSHOTS_FAILED: walks that returned an error, or whose
+ *   subscriber went away.  Since 1.1.
+ * @KVEV_STAT_SNAPSHOT_OBJECTS: objects sent in snapshots.  Since 1.1.
  *
  * Statistics.  Values are ABI: new ones are only ever appended.
  */
@@ -381,6 +387,10 @@ typedef enum
   KVEV_STAT_REPLAY_MESSAGES = 26,
   KVEV_STAT_REPLAY_BUFFER_MESSAGES = 27,
   KVEV_STAT_REPLAY_BUFFER_BYTES = 28,
+  KVEV_STAT_SNAPSHOT_REQUESTS = 29,
+  KVEV_STAT_SNAPSHOTS_REFUSED = 30,
+  KVEV_STAT_SNAPSHOTS_FAILED = 31,
+  KVEV_STAT_SNAPSHOT_OBJECTS = 32,
 } KvevStat;
 
 /**
@@ -424,6 +434,79 @@ KVEV_API const char *kvev_publisher_get_instance_id (const KvevPublisher *publis
  * Thread-safe.  Since: 1.1
  */
 KVEV_API const char *kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher);
+
+/**
+ * kvev_publisher_get_snapshot_endpoint:
+ * @publisher: a publisher.
+ *
+ * The snapshot endpoint actually bound (kv_events_snapshot_endpoint).
+ *
+ * Returns: (transfer none) (nullable): the endpoint, or %NULL without
+ *   snapshots or for a disabled publisher.
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API const char *kvev_publisher_get_snapshot_endpoint (const KvevPublisher *publisher);
+
+/**
+ * KvevSnapshot:
+ *
+ * A snapshot in the making: what a #KvevSnapshotFunc fills for one
+ * subscriber that asked for the master's state.  Opaque; valid only
+ * during the call.
+ */
+typedef struct _KvevSnapshot KvevSnapshot;
+
+/**
+ * KvevSnapshotFunc:
+ * @snapshot: the snapshot to fill with kvev_snapshot_add().
+ * @user_data: what kvev_publisher_set_snapshot_func() was given.
+ * @error: return location for a #GError, set on failure.
+ *
+ * Walks the master's objects and calls kvev_snapshot_add() once for each,
+ * with its completed tiers.  For each object it takes the lock it takes
+ * when it publishes for that object: that is what makes the snapshot
+ * exact (kvevents(7), SNAPSHOTS).  It runs on a thread of the library's,
+ * one walk at a time, while event calls go on from the master's threads.
+ *
+ * Returns: %TRUE when the walk is complete; %FALSE with @error set when
+ *   it stopped, and the subscriber is told.
+ */
+typedef gboolean (*KvevSnapshotFunc) (KvevSnapshot *snapshot, gpointer user_data,
+                                      GError **error);
+
+/**
+ * kvev_publisher_set_snapshot_func:
+ * @publisher: a publisher.
+ * @func: (nullable): the walk, or %NULL for none.
+ * @user_data: passed to @func.
+ * @destroy: (nullable): frees @user_data when the function is replaced or
+ *   the publisher freed.
+ *
+ * Sets what answers snapshot requests on kv_events_snapshot_endpoint.
+ * Without a function, requests are refused with an error reply.  Waits
+ * for a walk in progress to end.
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API void kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc func,
+                                                gpointer user_data, GDestroyNotify destroy);
+
+/**
+ * kvev_snapshot_add:
+ * @snapshot: the snapshot being made.
+ * @tenant_id: (nullable): the object's tenant; %NULL is "default".
+ * @object_key: the object's key.
+ * @key_len: its length, or -1 when NUL-terminated.
+ * @group_id: (nullable): the object's group.
+ * @media: its completed tiers; %KVEV_MEDIA_NONE adds nothing.
+ *
+ * Adds one object: one stored event per tier, sent to the subscriber as
+ * the walk goes, in chunks, so memory does not grow with the number of
+ * objects.  Arguments are checked as kvev_publish_stored() checks them.
+ * Since: 1.1
+ */
+KVEV_API void kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id,
+                                 const char *object_key, gssize key_len, const char *group_id,
+                                 KvevMedia media);
 
 /**
  * kvev_publisher_wait_subscribers:

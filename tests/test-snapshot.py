@@ -1,0 +1,166 @@
+# Snapshots with a barrier, from outside: a subscriber that starts late
+# follows kvevents(7)'s bootstrap (subscribe, buffer the live stream, ask
+# for a snapshot, apply it, then every live event past the barrier) while
+# tests/interop-publisher's store mutates on a thread of its own, and ends
+# equal to the store.  Refusals and malformed requests get an error reply.
+# Loopback and ipc only, every wait bounded.  Prints TAP.
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+from tap import check, finish, require
+
+msgpack, zmq = require("msgpack", "zmq")
+
+builddir = os.environ.get("top_builddir", ".")
+tmp = tempfile.mkdtemp(prefix="kvev-snapshot-")
+context = zmq.Context()
+MEDIA = {"cpu": 1, "disk": 2}
+
+
+class Master:
+    def __init__(self, name, flags):
+        self.process = subprocess.Popen(
+            [os.path.join(builddir, "tests", "interop-publisher"),
+             "enable_kv_events=true", "kv_events_backend_id=snapshot",
+             "kv_events_bind_endpoint=ipc://%s/%s.sock" % (tmp, name),
+             "kv_events_snapshot_endpoint=ipc://%s/%s-snapshot.sock" % (tmp, name)] + flags,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.endpoint = self.process.stdout.readline().strip()
+        self.snapshot_endpoint = "ipc://%s/%s-snapshot.sock" % (tmp, name)
+
+    def command(self, word):
+        self.process.stdin.write(word + "\n")
+        self.process.stdin.flush()
+        if word == "truth":
+            truth = set()
+            for line in iter(self.process.stdout.readline, ".\n"):
+                tenant, key, media = line.split()
+                for name, bit in MEDIA.items():
+                    if int(media) & bit:
+                        truth.add((tenant, key, name))
+            self.process.stdout.readline()
+            return truth
+        reply = self.process.stdout.readline().strip()
+        if word == "stats":
+            return json.loads(reply) if self.process.stdout.readline().strip() == "ok" else None
+        return reply
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=20)
+        return self.process.returncode
+
+
+def request(endpoint, frames=(b"snapshot",)):
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(endpoint)
+    dealer.send_multipart([b""] + list(frames))
+    return dealer
+
+
+def apply(state, event, barrier=None):
+    if barrier is not None and event["event_id"] <= barrier:
+        return
+    tenant = event["tenant_id"]
+    if event["event_type"] == "stored":
+        state.add((tenant, event["object_key"], event["medium"]))
+    elif event["event_type"] == "removed":
+        state.discard((tenant, event["object_key"], event["medium"]))
+    elif event["event_type"] == "cleared":
+        for item in [i for i in state if i[0] == tenant]:
+            state.discard(item)
+
+
+def bootstrap(master, sub, churn):
+    """The algorithm of kvevents(7), SNAPSHOTS; returns (state, header, end)."""
+    live = []
+    if churn:
+        master.command(churn)
+    dealer = request(master.snapshot_endpoint)
+    poller = zmq.Poller()
+    poller.register(sub, zmq.POLLIN)
+    poller.register(dealer, zmq.POLLIN)
+    header, chunks, end = None, [], None
+    deadline = time.monotonic() + 30
+    while end is None and time.monotonic() < deadline:
+        ready = dict(poller.poll(1000))
+        if sub in ready:
+            live.append(sub.recv_multipart())
+        if dealer in ready:
+            frames = dealer.recv_multipart()
+            kind, body = frames[1], frames[2]
+            if kind == b"header":
+                header = msgpack.unpackb(body, raw=False)
+            elif kind == b"chunk":
+                chunks.append(msgpack.unpackb(body, raw=False))
+            else:
+                end = (kind, msgpack.unpackb(body, raw=False))
+    dealer.close()
+    if churn:
+        master.command("join")
+    master.command("probe")  # flushes what the churn published
+    while sub.poll(500):
+        live.append(sub.recv_multipart())
+    state = set()
+    for payload in chunks:
+        for event in payload[1]:
+            apply(state, event)
+    barrier = header["barrier_event_id"] if header else 0
+    for message in live:
+        for event in msgpack.unpackb(message[2], raw=False)[1]:
+            if event.get("tenant_id") != "sync":
+                apply(state, event, barrier)
+    return state, header, end, chunks
+
+
+# Without a function: a clear refusal.
+master = Master("none", [])
+dealer = request(master.snapshot_endpoint)
+check(dealer.poll(5000) != 0, "a request to a master without a snapshot function is answered")
+frames = dealer.recv_multipart()
+check(frames[1] == b"error" and "no snapshot function" in msgpack.unpackb(frames[2], raw=False)["message"],
+      "... with an error that says why")
+dealer.close()
+bad = request(master.snapshot_endpoint, (b"give me everything",))
+check(bad.poll(5000) != 0 and bad.recv_multipart()[1] == b"error", "a malformed request gets an error")
+bad.close()
+stats = master.command("stats")
+check(stats["snapshot_requests"] == 2 and stats["snapshots_refused"] == 2, "both are counted")
+master.stop()
+
+# A late subscriber converges, whatever the walk and the mutations
+# interleave; for several seeds.
+for seed in (1, 2, 3):
+    master = Master("late-%d" % seed, [])
+    master.command("store")
+    master.command("churn 3000 %d" % (seed + 100))  # the store fills before anyone listens
+    master.command("join")
+    sub = context.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.setsockopt(zmq.RCVHWM, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(master.endpoint)
+    master.command("wait 1 10000")
+    state, header, end, chunks = bootstrap(master, sub, "churn 20000 %d" % seed)
+    truth = master.command("truth")
+    check(header is not None and header["publisher_id"] == master.command("stats")["instance_id"],
+          "seed %d: the header names the barrier and the publisher" % seed)
+    check(end is not None and end[0] == b"end", "seed %d: the snapshot ends" % seed)
+    stats = master.command("stats")
+    check(stats["enqueued_events"] > 3000 + header["barrier_event_id"] if header else False,
+          "seed %d: the store kept changing while the snapshot was made" % seed)
+    check(state == truth, "seed %d: snapshot + live events past the barrier = the store (%d entries%s)"
+          % (seed, len(truth), "" if state == truth else
+             ", %d missing, %d extra" % (len(truth - state), len(state - truth))))
+    check(all(e["event_id"] == header["barrier_event_id"] and e["event_type"] == "stored"
+              for c in chunks for e in c[1]),
+          "seed %d: snapshot events are stored, with the barrier as event_id" % seed)
+    sub.close()
+    master.stop()
+
+context.term()
+finish()
