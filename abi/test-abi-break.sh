@@ -111,7 +111,7 @@ expect same pass "unchanged copy of the sources"
 # 2. What a 1.1 release may do.
 copy compat
 h=$tmp/compat/include/kvevents
-sed -i 's/^\(  KVEV_STAT_SKIPPED_NON_UTF8_EVENTS = 17,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 18,/' "$h/kvevents-publisher.h"
+sed -i 's/^\(  KVEV_STAT_SNAPSHOT_OBJECTS = 32,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 33,/' "$h/kvevents-publisher.h"
 applied "$h/kvevents-publisher.h" KVEV_STAT_APPENDED_FOR_TEST
 # The declaration goes before the last G_END_DECLS of kvevents-common.h.
 awk '{ line[NR] = $0 } /^G_END_DECLS/ { last = NR }
@@ -122,13 +122,13 @@ awk '{ line[NR] = $0 } /^G_END_DECLS/ { last = NR }
 applied "$h/kvevents-common.h" kvev_abi_test_added
 printf '#include "kvevents-private.h"\nint kvev_abi_test_added (void) { return 1; }\n' \
   >"$tmp/compat/added.c"
-printf 'KVEVENTS_1.1 {\nglobal:\n\tkvev_abi_test_added;\n} KVEVENTS_1.0;\n' \
+printf 'KVEVENTS_1.2 {\nglobal:\n\tkvev_abi_test_added;\n} KVEVENTS_1.1;\n' \
   >>"$tmp/compat/libkvevents/libkvevents.sym"
 awk '{ print } /^struct _KvevPublisher$/ { s = 1; next }
      s && /^\{$/ { print "  guint64 abi_test_private_field[4];"; s = 0 }' \
-  "$tmp/compat/libkvevents/publisher-private.h" >"$tmp/priv" &&
-  mv "$tmp/priv" "$tmp/compat/libkvevents/publisher-private.h"
-applied "$tmp/compat/libkvevents/publisher-private.h" abi_test_private_field
+  "$tmp/compat/libkvevents/publisher.c" >"$tmp/priv" &&
+  mv "$tmp/priv" "$tmp/compat/libkvevents/publisher.c"
+applied "$tmp/compat/libkvevents/publisher.c" abi_test_private_field
 expect compat pass "appended enumerator, KVEVENTS_1.1 function, private struct field" \
   "$tmp/compat/added.c"
 

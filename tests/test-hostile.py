@@ -37,6 +37,10 @@ class Master:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             preexec_fn=limit)
         self.endpoint = self.process.stdout.readline().strip()
+        # ASan keeps freed memory in quarantine and TSan shadows every
+        # byte: a sanitized master's RSS says nothing of what it holds.
+        with open("/proc/%d/maps" % self.process.pid) as maps:
+            self.sanitized = any("libasan" in line or "libtsan" in line for line in maps)
         self.port = (int(self.endpoint.rsplit(":", 1)[1])
                      if self.endpoint.startswith("tcp://") else 0)
 
@@ -273,8 +277,11 @@ master.command("bulk 20000 4096")
 time.sleep(0.5)
 grown = master.rss() - before
 check(synced, "a stalled subscriber: the stream is in sync first")
-check(grown < 32 * MIB, "a stalled subscriber: the master's RSS grew by %d MiB over "
-      "80 MiB of events, under 32 MiB" % (grown // MIB))
+if master.sanitized:
+    skip("a stalled subscriber: the master's RSS, under a sanitizer")
+else:
+    check(grown < 32 * MIB, "a stalled subscriber: the master's RSS grew by %d MiB over "
+          "80 MiB of events, under 32 MiB" % (grown // MIB))
 stalled.close()
 context.term()
 master.stop()

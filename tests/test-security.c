@@ -275,7 +275,6 @@ test_key_file_nul (void)
   g_autofree char *secret_nul = NULL;
   g_autofree char *clients_nul = NULL;
   g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
-  g_autoptr (GError) error = NULL;
   static const char secret_bytes[] = SERVER_SECRET "\0trailing\n";
   static const char client_bytes[] = CLIENT_PUBLIC_1 "\n\0" CLIENT_PUBLIC_2 "\n";
 
@@ -411,7 +410,6 @@ test_wildcard_warning (void)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
     {
-      g_autoptr (KvevConfig) local = secure_config (single_addresses[i]);
       g_autoptr (KvevSecurity) security = g_new0 (KvevSecurity, 1);
 
       kvev_security_warn_if_exposed (single_addresses[i], security);
