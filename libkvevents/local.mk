@@ -46,6 +46,8 @@ kvev_library_sources = \
 	%reldir%/queue.c \
 	%reldir%/publisher-private.h \
 	%reldir%/publisher.c \
+	%reldir%/stats.h \
+	%reldir%/stats.c \
 	%reldir%/publish.c \
 	%reldir%/resources.h \
 	%reldir%/resources.c \

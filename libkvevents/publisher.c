@@ -9,6 +9,7 @@
 #include "fork.h"
 #include "resources.h"
 #include "settings.h"
+#include "stats.h"
 #include "utf8.h"
 #include "worker.h"
 
@@ -321,53 +322,15 @@ kvev_publisher_free (KvevPublisher *publisher)
   publisher_free (publisher);
 }
 
-/* The names a status endpoint shows, in KvevStat order. */
-static const char *const stat_names[] = {
-  "enqueued_events",
-  "published_events",
-  "published_batches",
-  "dropped_events",
-  "skipped_keyless_events",
-  "send_failures",
-  "queue_depth",
-  "queue_high_water",
-  "last_sequence",
-  "rejected_events",
-  "skipped_leased",
-  "skipped_incomplete_replicas",
-  "skipped_pending_replication",
-  "skipped_oplog_reserve_failed",
-  "skipped_oplog_append_failed",
-  "skipped_other",
-  "cleared_suppressed",
-  "skipped_non_utf8_events",
-  "subscriptions",
-  "subscribe_messages",
-  "unsubscribe_messages",
-  "refused_addresses",
-  "refused_keys",
-  "heartbeats",
-  "replay_requests",
-  "replay_malformed_requests",
-  "replay_messages",
-  "replay_buffer_messages",
-  "replay_buffer_bytes",
-  "snapshot_requests",
-  "snapshots_refused",
-  "snapshots_failed",
-  "snapshot_objects",
-};
-G_STATIC_ASSERT (G_N_ELEMENTS (stat_names) == KVEV_STAT_SNAPSHOT_OBJECTS + 1);
-
 /* Every statistic at once.  Read one by one, enqueued would be older than
  * the rest, and a status page could show more events dropped than ever
  * enqueued: the worker's counters come first, then the queue's at one
  * moment, so enqueued covers every event counted published, dropped or
  * still queued. */
 static void
-read_stats (const KvevPublisher *publisher, gboolean at_once,
-            guint64 values[G_N_ELEMENTS (stat_names)])
+read_stats (const KvevPublisher *publisher, gboolean at_once, KvevStatsReading *reading)
 {
+  guint64 *values = reading->values;
   KvevWorkerCounts worker;
   KvevPeerCounts peers;
   KvevReplayCounts replay;
@@ -375,11 +338,16 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
   KvevQueueCounts queue;
   guint i;
 
-  memset (values, 0, sizeof (guint64) * G_N_ELEMENTS (stat_names));
+  memset (reading, 0, sizeof *reading);
+  reading->instance_id = publisher->settings->instance_id_hex;
+  reading->backend_id = publisher->settings->backend_id;
+  reading->dp_rank = publisher->settings->dp_rank;
   /* An inherited copy is reported as a disabled publisher, without its
    * queue's lock, which a parent's thread may have held at the fork. */
   if (!live (publisher))
     return;
+  reading->enabled = TRUE;
+  reading->endpoint = kvev_worker_get_endpoint (publisher->worker);
   kvev_worker_counts (publisher->worker, &worker);
   kvev_worker_peer_counts (publisher->worker, &peers);
   kvev_worker_replay_counts (publisher->worker, &replay);
@@ -393,6 +361,7 @@ read_stats (const KvevPublisher *publisher, gboolean at_once,
                                kvev_queue_dropped (publisher->queue),
                                kvev_queue_depth (publisher->queue),
                                kvev_queue_high_water (publisher->queue) };
+  reading->sent_any = worker.published_batches + worker.send_failures + worker.heartbeats > 0;
   values[KVEV_STAT_ENQUEUED_EVENTS] = queue.enqueued;
   values[KVEV_STAT_PUBLISHED_EVENTS] = worker.published_events;
   values[KVEV_STAT_PUBLISHED_BATCHES] = worker.published_batches;
@@ -429,42 +398,36 @@ G_STATIC_ASSERT (KVEV_STAT_SKIPPED_OTHER - KVEV_STAT_SKIPPED_LEASED + 1 == KVEV_
 guint64
 kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
 {
-  guint64 values[G_N_ELEMENTS (stat_names)];
+  KvevStatsReading reading;
 
   g_return_val_if_fail (publisher != NULL, 0);
 
-  if ((guint) stat >= G_N_ELEMENTS (stat_names))
+  if ((guint) stat >= KVEV_N_STATS)
     return 0;
-  read_stats (publisher, FALSE, values);
-  return values[stat];
+  read_stats (publisher, FALSE, &reading);
+  return reading.values[stat];
 }
 
 char *
 kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
-  guint64 values[G_N_ELEMENTS (stat_names)];
-  gsize size = sizeof "{\"enabled\": false, \"instance_id\": \"\"}" + 32, len;
-  char *json;
-  guint i;
+  KvevStatsReading reading;
 
   g_return_val_if_fail (publisher != NULL, NULL);
 
-  read_stats (publisher, TRUE, values);
-  /* malloc alone, which glibc keeps usable after a fork, and no GString:
-   * GLib's slice allocator under it (before GLib 2.76) takes a lock of its
-   * own, which a parent's thread may have held at the fork. */
-  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    size += strlen (", \"\": ") + strlen (stat_names[i]) + strlen ("18446744073709551615");
-  json = g_malloc (size);
-  len = g_snprintf (json, size, "{\"enabled\": %s, \"instance_id\": \"%s\"",
-                    live (publisher) ? "true" : "false", publisher->settings->instance_id_hex);
-  for (i = 0; i < G_N_ELEMENTS (stat_names); i++)
-    len += g_snprintf (json + len, size - len, ", \"%s\": %" G_GUINT64_FORMAT, stat_names[i],
-                       values[i]);
-  g_assert (len + 1 < size);
-  json[len++] = '}';
-  json[len] = '\0';
-  return json;
+  read_stats (publisher, TRUE, &reading);
+  return kvev_stats_format_json (&reading);
+}
+
+char *
+kvev_publisher_stats_openmetrics (const KvevPublisher *publisher)
+{
+  KvevStatsReading reading;
+
+  g_return_val_if_fail (publisher != NULL, NULL);
+
+  read_stats (publisher, TRUE, &reading);
+  return kvev_stats_format_openmetrics (&reading);
 }
 
 #ifdef KVEV_TESTING

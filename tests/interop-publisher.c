@@ -12,6 +12,7 @@
  *              of its own, each published under the store's lock
  *   join       wait for the churn to end
  *   truth      print the store, one "tenant key media" a line, then "."
+ *   metrics    print the statistics as OpenMetrics text (ending "# EOF")
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <kvevents/kvevents.h>
@@ -203,6 +204,11 @@ main (int argc, char **argv)
         g_thread_join (g_steal_pointer (&churner));
       else if (strcmp (line, "truth") == 0)
         print_truth ();
+      else if (strcmp (line, "metrics") == 0)
+        {
+          g_autofree char *text = kvev_publisher_stats_openmetrics (publisher);
+          fputs (text, stdout);
+        }
       else if (strcmp (line, "stats") == 0)
         {
           g_autofree char *json = kvev_publisher_stats_json (publisher);

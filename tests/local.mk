@@ -69,10 +69,10 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
-	tests/test-replay.py tests/test-snapshot.py
+	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
-	tests/test-replay.py tests/test-snapshot.py tests/tap.py
+	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py
 
 # Fault injection through the testing build of the library.
 if HAVE_ZMQ

@@ -1343,11 +1343,15 @@ test_stats_json (void)
   g_assert_nonnull (strstr (json, "\"subscriptions\": 1, "));
   g_assert_nonnull (strstr (json, "\"refused_keys\": 0, "));
   g_assert_nonnull (strstr (json, "\"replay_buffer_bytes\": 0, "));
-  g_assert_nonnull (strstr (json, "\"snapshot_objects\": 0}"));
+  g_assert_nonnull (strstr (json, "\"snapshot_objects\": 0, \"version\": \""));
+  g_assert_nonnull (strstr (json, kvev_publisher_get_endpoint (fixture.publisher)));
+  g_assert_nonnull (strstr (json, "\"backend_id\": \"backend-1\", \"dp_rank\": 0}"));
 
   disabled = kvev_publisher_new (disabled_config, &error);
   g_assert_no_error (error);
   disabled_json = kvev_publisher_stats_json (disabled);
+  g_assert_nonnull (strstr (disabled_json, "\"last_sequence\": 0, "));
+  g_assert_nonnull (strstr (disabled_json, "\"endpoint\": null, "));
   g_assert_true (g_str_has_prefix (disabled_json, "{\"enabled\": false, \"instance_id\": \""));
   g_assert_nonnull (strstr (disabled_json, "\", \"enqueued_events\": 0"));
   fixture_stop (&fixture);

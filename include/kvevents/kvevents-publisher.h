@@ -532,15 +532,35 @@ KVEV_API gboolean kvev_publisher_wait_subscribers (KvevPublisher *publisher, gui
  * @publisher: a publisher.
  *
  * Every statistic as one JSON object, for a status endpoint:
- * {"enabled": true, "enqueued_events": N, ...}, each counter by its
- * snake_case name.  Unlike separate kvev_publisher_stat() calls, one
- * snapshot adds up: enqueued_events is at least published_events +
+ * {"enabled": true, "instance_id": "...", "enqueued_events": N, ...},
+ * each counter by its snake_case name, then what tells this publisher
+ * apart on a page of several: "version", "endpoint" (null when
+ * disabled), "backend_id" and "dp_rank".  "last_sequence" is null while
+ * no message has gone out.  Unlike separate kvev_publisher_stat() calls,
+ * one snapshot adds up: enqueued_events is at least published_events +
  * dropped_events + queue_depth (the rest are in the worker's hands).
  *
  * Returns: (transfer full): a NUL-terminated string; free with g_free().
  * Thread-safe.
  */
 KVEV_API char *kvev_publisher_stats_json (const KvevPublisher *publisher);
+
+/**
+ * kvev_publisher_stats_openmetrics:
+ * @publisher: a publisher.
+ *
+ * Every statistic in the OpenMetrics text format, for a master's
+ * /metrics endpoint: each as kvevents_NAME, counters with the _total
+ * suffix, gauges for what goes down as well as up (queue_depth,
+ * subscriptions, the replay buffer), all labelled with backend_id,
+ * dp_rank and instance_id, a kvevents_publisher info metric with the
+ * version and the endpoint, and the closing "# EOF".  One snapshot, as
+ * kvev_publisher_stats_json().
+ *
+ * Returns: (transfer full): a NUL-terminated string; free with g_free().
+ * Thread-safe.  Since: 1.1
+ */
+KVEV_API char *kvev_publisher_stats_openmetrics (const KvevPublisher *publisher);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevPublisher, kvev_publisher_free)
 
