@@ -158,6 +158,9 @@ main (int argc, char **argv)
       return 1;
     }
   store_init (&store, publisher);
+  /* A subscriber that starts late asks for the store's state on
+   * kv_events_snapshot_endpoint; the library walks it with this. */
+  kvev_publisher_set_snapshot_func (publisher, store_snapshot, &store, NULL);
 
   serve_requests (&store);
 
@@ -172,6 +175,8 @@ main (int argc, char **argv)
   stats = kvev_publisher_stats_json (publisher);
   g_print ("%s\n", stats);
 
+  /* Before the store goes: this waits for a walk in progress. */
+  kvev_publisher_set_snapshot_func (publisher, NULL, NULL, NULL);
   store_clear (&store);
   kvev_publisher_free (publisher);
   return 0;

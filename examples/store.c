@@ -95,6 +95,7 @@ object_free (gpointer data)
 void
 store_init (Store *store, KvevPublisher *publisher)
 {
+  g_rec_mutex_init (&store->lock);
   store->publisher = publisher;
   store->by_name = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                           (GDestroyNotify) g_bytes_unref, object_free);
@@ -111,6 +112,7 @@ store_clear (Store *store)
   g_clear_pointer (&store->pending, g_ptr_array_unref);
   g_clear_pointer (&store->tasks, g_ptr_array_unref);
   g_clear_pointer (&store->by_name, g_hash_table_unref); /* frees the objects */
+  g_rec_mutex_clear (&store->lock);
 }
 
 static Object *
@@ -180,6 +182,7 @@ Object *
 store_put_start (Store *store, const char *tenant, const char *key, gsize key_len,
                  const char *group, const Replica *replicas, guint n_replicas, gsize size)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   Object *object;
   guint i;
 
@@ -213,6 +216,7 @@ commit (Store *store, Object *object)
 void
 store_put_end (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   commit (store, object);
 }
 
@@ -221,6 +225,7 @@ store_put_end (Store *store, Object *object)
 void
 store_put_revoke (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   store_erase (store, object);
 }
 
@@ -232,6 +237,7 @@ gboolean
 store_upsert_start (Store *store, Object *object, gsize size, const Replica *replicas,
                     guint n_replicas)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   guint i;
 
@@ -260,6 +266,7 @@ store_upsert_start (Store *store, Object *object, gsize size, const Replica *rep
 void
 store_upsert_end (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   commit (store, object);
 }
 
@@ -269,6 +276,7 @@ store_upsert_end (Store *store, Object *object)
 void
 store_upsert_revoke (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   store_erase (store, object);
 }
 
@@ -277,6 +285,7 @@ store_upsert_revoke (Store *store, Object *object)
 gboolean
 store_task_start (Store *store, Object *object, Task task, KvevReplicaType type, guint client)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   if (object->phase != PHASE_READY || object->task != TASK_NONE)
     return FALSE;
   add_replica (object, type, REPLICA_PROCESSING, client);
@@ -295,6 +304,7 @@ store_task_start (Store *store, Object *object, Task task, KvevReplicaType type,
 void
 store_task_end (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before = object_media (object), after;
   Task task = object->task;
   guint i;
@@ -333,6 +343,7 @@ store_task_end (Store *store, Object *object)
 gboolean
 store_move_replica (Store *store, Object *object, guint index, KvevReplicaType type, guint client)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   Replica *replica;
 
@@ -356,6 +367,7 @@ store_move_replica (Store *store, Object *object, guint index, KvevReplicaType t
 gboolean
 store_evict (Store *store, Object *object, KvevMedia tier)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   guint i;
 
@@ -385,6 +397,7 @@ store_evict (Store *store, Object *object, KvevMedia tier)
 gboolean
 store_clear_replica (Store *store, Object *object, guint index)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
 
   if (object->phase != PHASE_READY || index >= object->replicas->len)
@@ -410,6 +423,7 @@ store_clear_replica (Store *store, Object *object, guint index)
 void
 store_cleanup_client (Store *store, guint client)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GPtrArray) objects = g_ptr_array_copy (store->objects, NULL, NULL);
   guint i, j;
 
@@ -441,6 +455,7 @@ store_cleanup_client (Store *store, guint client)
 gboolean
 store_remove (Store *store, Object *object)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
 
   if (object->phase != PHASE_READY || object_has_processing_replicas (object)
@@ -460,6 +475,7 @@ store_remove (Store *store, Object *object)
 guint
 store_remove_by_regex (Store *store, const char *tenant, const char *pattern, GError **error)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_RAW, 0, error);
   g_autoptr (GPtrArray) objects = NULL;
   guint i, removed = 0;
@@ -487,6 +503,7 @@ store_remove_by_regex (Store *store, const char *tenant, const char *pattern, GE
 gboolean
 store_remove_all (Store *store, const char *tenant, StoreOplogFunc oplog, gpointer data)
 {
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GPtrArray) objects = g_ptr_array_copy (store->objects, NULL, NULL);
   KvevClearScope *scope = kvev_clear_begin (store->publisher, tenant);
   guint i;
@@ -531,4 +548,32 @@ store_remove_all (Store *store, const char *tenant, StoreOplogFunc oplog, gpoint
       store_erase (store, object);
     }
   return kvev_clear_end (scope);
+}
+
+/* ------------------------------------------------------------------------
+ * Snapshots
+ * ------------------------------------------------------------------------ */
+
+/* Under the store's lock for the whole walk, which every operation takes
+ * to mutate and publish: each object's tiers are then those its events
+ * said so far, and a mutation after the walk is an event past the
+ * barrier.  Objects whose Put or Upsert is not committed are left out:
+ * no stored event said they were there. */
+gboolean
+store_snapshot (KvevSnapshot *snapshot, gpointer data, GError **error)
+{
+  Store *store = data;
+  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  guint i;
+
+  (void) error;
+  for (i = 0; i < store->objects->len; i++)
+    {
+      const Object *object = g_ptr_array_index (store->objects, i);
+
+      if (object->phase == PHASE_READY)
+        kvev_snapshot_add (snapshot, object->tenant,
+                           object->key, object->key_len, object->group, object_media (object));
+    }
+  return TRUE;
 }

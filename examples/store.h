@@ -61,6 +61,11 @@ typedef struct
 typedef struct
 {
   KvevPublisher *publisher;
+  /* Every operation holds it while it mutates and publishes, and the
+   * snapshot walk holds it too: the rule that makes a snapshot exact
+   * (kvevents(7), SNAPSHOTS).  A master with a lock per object takes that
+   * object's lock instead; this store has one. */
+  GRecMutex lock;
   GHashTable *by_name; /* tenant, NUL, key -> Object */
   GPtrArray *objects;  /* every object */
   GPtrArray *pending;  /* objects PUTTING or UPSERTING */
@@ -132,6 +137,11 @@ typedef OplogResult (*StoreOplogFunc) (gpointer data);
 /* RemoveAll of one tenant; oplog decides each erase's oplog outcome.
  * TRUE when the tenant-wide cleared went out. */
 gboolean store_remove_all (Store *store, const char *tenant, StoreOplogFunc oplog, gpointer data);
+
+/* A KvevSnapshotFunc for kvev_publisher_set_snapshot_func (), with the
+ * store as its user data: every committed object with its completed
+ * tiers. */
+gboolean store_snapshot (KvevSnapshot *snapshot, gpointer store, GError **error);
 
 G_END_DECLS
 
