@@ -8,6 +8,7 @@
  *              every 64, so the queue itself never holds much
  *   wait N MS  wait up to MS ms for N subscriptions; "timeout" if not
  *   store      answer snapshot requests from a small store of objects
+ *   store-failing  answer them with a walk that fails after 10 objects
  *   churn N S  start N random mutations of the store (seed S) on a thread
  *              of its own, each published under the store's lock
  *   join       wait for the churn to end
@@ -131,6 +132,23 @@ walk_store (KvevSnapshot *snapshot, gpointer user_data, GError **error)
   return TRUE;
 }
 
+static gboolean
+walk_and_fail (KvevSnapshot *snapshot, gpointer user_data, GError **error)
+{
+  guint k;
+
+  for (k = 0; k < 10; k++)
+    {
+      char tenant[16], key[16];
+
+      store_name (0, k, tenant, key);
+      kvev_snapshot_add (snapshot, tenant, key, -1, NULL, KVEV_MEDIA_CPU);
+    }
+  g_set_error_literal (error, g_quark_from_static_string ("interop-publisher"), 1,
+                       "the walk broke off");
+  return FALSE;
+}
+
 static void
 print_truth (void)
 {
@@ -193,6 +211,8 @@ main (int argc, char **argv)
         }
       else if (strcmp (line, "store") == 0)
         kvev_publisher_set_snapshot_func (publisher, walk_store, NULL, NULL);
+      else if (strcmp (line, "store-failing") == 0)
+        kvev_publisher_set_snapshot_func (publisher, walk_and_fail, NULL, NULL);
       else if (sscanf (line, "churn %u %u", &count, &key_len) == 2 && churner == NULL)
         {
           Churn *churn = g_new0 (Churn, 1);

@@ -132,6 +132,67 @@ stats = master.command("stats")
 check(stats["snapshot_requests"] == 2 and stats["snapshots_refused"] == 2, "both are counted")
 master.stop()
 
+# A walk that fails half way: what it sent, then an error reply that
+# says why; counted; the live stream carries on.
+master = Master("failing", [])
+master.command("store-failing")
+sub = context.socket(zmq.SUB)
+sub.setsockopt(zmq.LINGER, 0)
+sub.setsockopt(zmq.SUBSCRIBE, b"")
+sub.connect(master.endpoint)
+master.command("wait 1 10000")
+dealer = request(master.snapshot_endpoint)
+kinds = []
+while dealer.poll(5000):
+    frames = dealer.recv_multipart()
+    kinds.append(frames[1])
+    if frames[1] in (b"end", b"error"):
+        break
+check(kinds[:1] == [b"header"] and b"chunk" in kinds and kinds[-1] == b"error"
+      and msgpack.unpackb(frames[2], raw=False)["message"] == "the walk broke off",
+      "a walk that fails half way ends in an error reply with its message")
+master.command("probe")
+check(sub.poll(5000) != 0, "the live stream carries on")
+check(master.command("stats")["snapshots_failed"] == 1, "the failed snapshot is counted")
+dealer.close()
+sub.close()
+master.stop()
+
+# A subscriber that leaves in the middle, and a flood of requests: each
+# is answered or counted, and the live stream carries on.
+master = Master("flood", [])
+master.command("store")
+master.command("churn 3000 7")
+master.command("join")
+gone = request(master.snapshot_endpoint)
+check(gone.poll(5000) != 0 and gone.recv_multipart()[1] == b"header",
+      "a subscriber asks, and leaves after the header")
+gone.close()
+flood = context.socket(zmq.DEALER)
+flood.setsockopt(zmq.LINGER, 0)
+flood.connect(master.snapshot_endpoint)
+for _ in range(20):
+    flood.send_multipart([b"", b"snapshot"])
+ends = 0
+deadline = time.monotonic() + 60
+while ends < 20 and time.monotonic() < deadline:
+    if flood.poll(1000) and flood.recv_multipart()[1] == b"end":
+        ends += 1
+check(ends == 20, "twenty requests at once get twenty snapshots, one after the other (%d)" % ends)
+stats = master.command("stats")
+check(stats["snapshot_requests"] == 21, "every request is counted (%d)" % stats["snapshot_requests"])
+check(stats["snapshots_failed"] <= 1, "the one that left may count as failed, and no other")
+sub = context.socket(zmq.SUB)
+sub.setsockopt(zmq.LINGER, 0)
+sub.setsockopt(zmq.SUBSCRIBE, b"")
+sub.connect(master.endpoint)
+master.command("wait 1 10000")
+master.command("probe")
+check(sub.poll(5000) != 0, "the live stream carries on")
+flood.close()
+sub.close()
+master.stop()
+
 # A late subscriber converges, whatever the walk and the mutations
 # interleave; for several seeds.
 for seed in (1, 2, 3):
