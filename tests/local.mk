@@ -13,6 +13,8 @@ AM_TESTS_ENVIRONMENT = \
 	KVEV_HAVE_ZMQ='$(HAVE_ZMQ_01)'; export KVEV_HAVE_ZMQ; \
 	PYTHON_INTEROP='$(PYTHON_INTEROP)'; export PYTHON_INTEROP; \
 	MSGFMT='$(MSGFMT_CHECK)'; export MSGFMT; \
+	GETTEXT_PACKAGE='$(GETTEXT_PACKAGE)'; export GETTEXT_PACKAGE; \
+	KVT_GETTEXT_PACKAGE='$(KVT_GETTEXT_PACKAGE)'; export KVT_GETTEXT_PACKAGE; \
 	G_TEST_SRCDIR='$(abs_top_srcdir)/tests'; export G_TEST_SRCDIR; \
 	G_TEST_BUILDDIR='$(abs_top_builddir)/tests'; export G_TEST_BUILDDIR;
 
@@ -57,10 +59,24 @@ TESTS += tests/test-api
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
 tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 
-# Packaging checks: symbols, headers, translations, and every manual
-# page of the tree (doc/*.7 and the tools' pages) as lintian reads them.
+# Packaging checks: symbols, headers, the two catalogues, and every
+# manual page of the tree (doc/*.7 and the tools' pages) as lintian reads
+# them.
 TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
+
+# A tool in zh_CN, each message from its own domain: the build tree's
+# kvevents-pub with the catalogues just built (make check), then the
+# installed one with the installed catalogues (make installcheck, so
+# make distcheck; debian/tests/translations runs it on the packages).
+TESTS += tests/test-translations.sh
+EXTRA_DIST += tests/test-translations.sh
+installcheck-local: installcheck-translations
+installcheck-translations:
+	KVEV_PUB='$(DESTDIR)$(bindir)/kvevents-pub' DESTDIR='$(DESTDIR)' \
+	localedir='$(localedir)' libdir='$(libdir)' top_srcdir='$(top_srcdir)' \
+	$(SHELL) $(srcdir)/tests/test-translations.sh
+.PHONY: installcheck-translations
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC; GLIB_CFLAGS='$(GLIB_CFLAGS)'; export GLIB_CFLAGS;
 
 # A Python indexer (python3-zmq, python3-msgpack with raw=False) reads the

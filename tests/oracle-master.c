@@ -601,11 +601,11 @@ main (int argc, char **argv)
   g_set_prgname ("oracle-master");
 
   context = g_option_context_new (NULL);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (context,
                                 N_ ("A small in-memory store master that publishes its cache "
                                     "availability through libkvevents."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   /* The library's own flags, exactly as a master exposes them. */
   g_option_context_add_group (context, kvev_config_option_group (config));
   if (!g_option_context_parse (context, &argc, &argv, &error))

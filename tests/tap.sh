@@ -1,8 +1,9 @@
 # tap.sh: TAP helpers the shell tests source.  Each test prints its plan
 # (echo "1..N") itself, then reports through these.
 n=0
+failures=0
 ok () { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok () { n=$((n + 1)); echo "not ok $n - $*"; }
+not_ok () { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $*"; }
 skip () { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 check () {
   description=$1

@@ -245,12 +245,12 @@ main (int argc, char **argv)
   /* TRANSLATORS: the argument of kvevents-keygen; the files are
    * PREFIX.key and PREFIX.pub. */
   context = g_option_context_new (N_ ("PREFIX"));
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (
       context, N_ ("Make a CURVE key pair for the KV-cache event stream: the secret key goes to\n"
                    "PREFIX.key (mode 0600), the public key to PREFIX.pub, and the public key\n"
                    "is printed."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);

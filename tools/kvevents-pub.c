@@ -527,7 +527,7 @@ main (int argc, char **argv)
     }
 
   context = g_option_context_new (NULL);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (
       context,
       /* xgettext:no-c-format */
@@ -539,7 +539,7 @@ main (int argc, char **argv)
           "  flush [TIMEOUT_MS]   sleep MS   stats\n"
           "MEDIA is cpu, disk, cpu,disk or none; - is an empty TENANT, KEY or GROUP;\n"
           "%XX is the byte 0xXX; # starts a comment."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   g_option_context_add_group (context, kvev_config_option_group (config));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

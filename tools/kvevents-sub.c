@@ -164,7 +164,7 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
           sub->summary.skipped_sequence_numbers += missing;
           report (sub, source,
                   g_dngettext (
-                      GETTEXT_PACKAGE,
+                      KVT_GETTEXT_PACKAGE,
                       "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
                       " number skipped (a lost message or an event the publisher dropped)",
                       "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
@@ -198,7 +198,7 @@ track_event_id (Sub *sub, Source *source, guint64 sequence, guint64 event_id)
           sub->summary.event_id_holes++;
           sub->summary.lost_events += lost;
           report (sub, source,
-                  g_dngettext (GETTEXT_PACKAGE,
+                  g_dngettext (KVT_GETTEXT_PACKAGE,
                                "message %" PRIu64 ": event_id jumped from %" PRIu64 " to %" PRIu64
                                ": %" PRIu64 " event lost",
                                "message %" PRIu64 ": event_id jumped from %" PRIu64 " to %" PRIu64
@@ -866,11 +866,11 @@ main (int argc, char **argv)
   sub.rcvhwm = 1000;
 
   context = g_option_context_new (NULL);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (
       context, N_ ("Subscribe to KV-cache event streams (libkvevents, vLLM, SGLang) and print\n"
                    "every event, watching the transport sequence and event_id for loss."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);

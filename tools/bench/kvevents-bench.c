@@ -127,12 +127,12 @@ main (int argc, char **argv)
   kvt_init_i18n ();
 
   context = g_option_context_new (NULL);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (
       context, _ ("Measure libkvevents against baselines taken in the same run: the cost "
                   "of a publish call, encoding, end-to-end throughput, memory per queued "
                   "event and publish-to-receipt latency."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("kvevents-bench: %s\n", error->message);

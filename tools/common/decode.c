@@ -870,7 +870,7 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
       gsize extra = len - reader.pos;
 
       message->error = g_strdup_printf (
-          g_dngettext (GETTEXT_PACKAGE, "%zu byte follows the payload",
+          g_dngettext (KVT_GETTEXT_PACKAGE, "%zu byte follows the payload",
                        "%zu bytes follow the payload", (gulong) MIN (extra, G_MAXULONG)),
           extra);
       return;

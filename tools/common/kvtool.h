@@ -24,8 +24,9 @@ typedef enum
   KVT_ERROR_USAGE,  /* KVT_EXIT_USAGE */
 } KvtError;
 
-/* Sets the locale from the environment and binds the text domain the tools
- * share with the library. */
+/* Sets the locale from the environment and makes the tools' text domain
+ * the program's, read from LOCALEDIR or from $KVEVENTS_LOCALEDIR, where
+ * the library's is then read from too. */
 void kvt_init_i18n (void);
 
 /* Appends len bytes as lowercase hexadecimal digits. */

@@ -446,7 +446,7 @@ relay_wait (KvtRelay *relay, KvevPublisher *publisher, guint n_subscribers, gint
       {
         g_set_error (
             error, KVT_ERROR, KVT_ERROR_FAILED,
-            g_dngettext (GETTEXT_PACKAGE, "%u of %u subscriber connected within %" PRId64 " ms",
+            g_dngettext (KVT_GETTEXT_PACKAGE, "%u of %u subscriber connected within %" PRId64 " ms",
                          "%u of %u subscribers connected within %" PRId64 " ms", n_subscribers),
             relay->subscriptions, n_subscribers, timeout_ms);
         ok = FALSE;
