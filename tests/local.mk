@@ -88,7 +88,17 @@ TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
-	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py
+	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
+	tests/interop_master.py
+
+# kvevents-sub as a replay client: loss it makes on purpose filled through
+# replay, under CURVE too, heartbeats and a new publisher_id.  The
+# standard library only, with interop-publisher, sendframes and
+# kvevents-keygen.
+if HAVE_ZMQ
+TESTS += tests/test-sub-replay.py
+endif
+EXTRA_DIST += tests/test-sub-replay.py
 
 # Fault injection through the testing build of the library.
 if HAVE_ZMQ

@@ -570,7 +570,7 @@ main (int argc, char **argv)
   g_autofree char *truth_path = NULL;
   g_autofree char *stats_path = NULL;
   g_autofree char *close_timeout = NULL;
-  gint64 n_ops = 1000, seed = 1, wait_timeout_ms = -1;
+  gint64 n_ops = 1000, seed = 1, wait_timeout_ms = -1, idle_ms = 0;
   gint n_tenants = 3, wait_subscribers = 0;
   gboolean quiet = FALSE;
   guint64 close_timeout_ms;
@@ -589,6 +589,10 @@ main (int argc, char **argv)
       N_ ("Before the first operation, wait until N subscribers have subscribed"), N_ ("N") },
     { "wait-timeout-ms", 0, 0, G_OPTION_ARG_INT64, &wait_timeout_ms,
       N_ ("Give up waiting for subscribers after T milliseconds (default: no limit)"), N_ ("T") },
+    { "idle-ms", 0, 0, G_OPTION_ARG_INT64, &idle_ms,
+      N_ ("After the last operation, publish nothing for T milliseconds before closing "
+          "(heartbeats go on)"),
+      N_ ("T") },
     { "truth", 0, 0, G_OPTION_ARG_FILENAME, &truth_path,
       N_ ("At the end, write every available object and its tiers as JSON to FILE"), N_ ("FILE") },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &stats_path,
@@ -613,10 +617,10 @@ main (int argc, char **argv)
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KVT_EXIT_USAGE;
     }
-  if (n_ops < 0 || n_tenants < 1 || n_tenants > 1000 || wait_subscribers < 0)
+  if (n_ops < 0 || n_tenants < 1 || n_tenants > 1000 || wait_subscribers < 0 || idle_ms < 0)
     {
-      g_printerr (_ ("%s: --ops must be at least 0, --tenants from 1 to 1000 and "
-                     "--wait-subscribers at least 0\n"),
+      g_printerr (_ ("%s: --ops must be at least 0, --tenants from 1 to 1000, and "
+                     "--wait-subscribers and --idle-ms at least 0\n"),
                   g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
@@ -647,6 +651,11 @@ main (int argc, char **argv)
 
   for (gint64 op = 0; op < n_ops; op++)
     run_one (&workload);
+  /* A subscriber learns of a loss only from a later message: with
+   * kv_events_heartbeat_ms, the heartbeats of an idle spell are the ones
+   * after the last event (kvevents(7), HEARTBEATS). */
+  if (idle_ms > 0)
+    g_usleep ((gulong) MIN (idle_ms, G_MAXLONG / 1000) * 1000);
 
   /* At shutdown a master flushes, bounded, before it frees the
    * publisher, so subscribers get the last events. */

@@ -13,7 +13,12 @@
 #  - oracle-master-broken (no delta that only withdraws a tier): the
 #    oracle fails;
 #  - a tiny queue: the loss the subscriber reports (sequence gaps and
-#    event_id holes) adds up to the publisher's dropped_events.
+#    event_id holes) adds up to the publisher's dropped_events;
+#  - several seeds again, the subscriber dropping 1% of the messages it
+#    receives (its --test-drop-percent, seeded): it fills every gap from
+#    the master's replay endpoint, and the rebuild still equals the
+#    truth.  The master beats (kv_events_heartbeat_ms) through an idle
+#    spell at the end, so that a loss among its last messages shows too.
 #
 # SPDX-License-Identifier: Apache-2.0
 
@@ -43,7 +48,7 @@ trap 'rm -rf "$dir"' EXIT
 TMPDIR=$dir
 export TMPDIR
 
-echo "1..18"
+echo "1..27"
 . "$top_srcdir/tests/tap.sh"
 
 # field FILE NAME: one number of a flat JSON object.
@@ -53,12 +58,15 @@ field () {
 
 # run NAME MASTER SEED [FLAG...]: MASTER publishes on an endpoint of its
 # own while kvevents-sub records the stream into $dir/NAME.events; the
-# subscriber ends when the master has closed.
+# subscriber ends when the master has closed.  kvevents-sub also takes
+# $sub_flags.
+sub_flags=
 run () {
   name=$1 master=$2 seed=$3
   shift 3
   endpoint=ipc://$dir/$name.sock
-  "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=60000 --rcvhwm=0 \
+  # shellcheck disable=SC2086 # $sub_flags holds several flags, no blanks
+  "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=60000 --rcvhwm=0 $sub_flags \
     --summary-json="$dir/$name.summary" >"$dir/$name.events" 2>"$dir/$name.sub-err" &
   sub=$!
   if "$master" --ops=$OPS --seed="$seed" --tenants=4 --quiet \
@@ -78,16 +86,35 @@ run () {
   return 1
 }
 
-# clean NAME: the subscriber saw no gap, no restart, no hole, nothing
-# malformed.
-clean () {
-  for counter in sequence_gaps restarts event_id_holes event_id_backwards decode_errors; do
-    if test "$(field "$dir/$1.summary" $counter)" != 0; then
+# zeros NAME COUNTER...: each of these counters of the subscriber's
+# summary is 0.
+zeros () {
+  run_name=$1
+  shift
+  for counter in "$@"; do
+    if test "$(field "$dir/$run_name.summary" "$counter")" != 0; then
       echo "# $counter is not 0"
-      comment "$dir/$1.sub-err"
+      comment "$dir/$run_name.sub-err"
       return 1
     fi
   done
+}
+
+# clean NAME: the subscriber saw no gap, no restart, no hole, nothing
+# malformed.
+clean () {
+  zeros "$1" sequence_gaps restarts event_id_holes event_id_backwards decode_errors
+}
+
+# recovered NAME: the subscriber lost messages, and replay brought every
+# one back: no number stayed missing, no hole, no restart.
+recovered () {
+  gaps=$(field "$dir/$1.summary" sequence_gaps)
+  skipped=$(field "$dir/$1.summary" skipped_sequence_numbers)
+  back=$(field "$dir/$1.summary" recovered_messages)
+  echo "# $gaps gaps of $skipped numbers, $back messages recovered"
+  test "$gaps" -gt 0 && test "$back" = "$skipped" || { comment "$dir/$1.sub-err"; return 1; }
+  zeros "$1" lost_messages restarts event_id_holes event_id_backwards decode_errors
 }
 
 oracle () {
@@ -148,6 +175,25 @@ else
   skip "no stream"
   skip "no stream"
 fi
+
+# Smaller batches make more messages, so that 1% of them is several.
+for seed in $SEEDS; do
+  replay=ipc://$dir/drop$seed-replay.sock
+  sub_flags="--replay-endpoint=$replay --test-drop-percent=1 --test-drop-seed=$seed"
+  if run "drop$seed" "$MASTER" "$seed" --kv-events-replay-endpoint="$replay" \
+       --kv-events-max-batch-events=8 --kv-events-heartbeat-ms=50 --idle-ms=500; then
+    ok "seed $seed, the subscriber dropping 1%: published and received"
+    check "seed $seed, the subscriber dropping 1%: every lost message came back through replay" \
+      recovered "drop$seed"
+    check "seed $seed, the subscriber dropping 1%: the availability rebuilt is the master's" \
+      oracle "drop$seed"
+  else
+    not_ok "seed $seed, the subscriber dropping 1%: published and received"
+    skip "seed $seed: no stream"
+    skip "seed $seed: no stream"
+  fi
+done
+sub_flags=
 
 # The summary's "available" count is what subscribers know of: the truth's
 # objects.  Seed 1 leaves uncommitted Puts, so "left" is more.

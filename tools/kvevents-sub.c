@@ -2,8 +2,10 @@
  *
  * Reads the RFC #1527 maps libkvevents sends and the tagged events of
  * vLLM and SGLang, watches each endpoint's transport sequence and
- * event_id for loss, and ends with a summary.  The decoding lives in
- * decode.c; this file is the command line and the sockets.
+ * event_id for loss, fills the gaps from a replay endpoint when it has
+ * one (kvevents-sub(1), REPLAY), and ends with a summary.  The decoding
+ * lives in decode.c, the replay protocol in replay-client.c; this file is
+ * the command line, the sockets and the order of the stream.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -29,6 +31,7 @@
 #include "decode.h"
 #include "endpoint-ipv6.h"
 #include "kvtool.h"
+#include "replay-client.h"
 #include "secret.h"
 #include "socket.h"
 #include "z85.h"
@@ -40,13 +43,31 @@ typedef struct
   guint64 events;
   guint64 by_kind[KVT_N_EVENT_KINDS];
   guint64 bad_events;
+  guint64 heartbeats; /* messages with an empty event list */
+  guint64 heartbeat_silences;
   guint64 sequence_gaps;
   guint64 skipped_sequence_numbers;
+  guint64 replay_requests;
+  guint64 replay_failures; /* timed out, or answered with a malformed reply */
+  guint64 recovered_messages;
+  guint64 lost_messages; /* skipped numbers that no replay filled */
   guint64 restarts;
   guint64 event_id_holes;
   guint64 lost_events;
   guint64 event_id_backwards;
 } Summary;
+
+/* Why a replay ended. */
+typedef enum
+{
+  REPLAY_COMPLETE,  /* every missing message came */
+  REPLAY_END,       /* the end marker came first */
+  REPLAY_REACHED,   /* it went past the live message already held */
+  REPLAY_FOREIGN,   /* it came from another publisher_id */
+  REPLAY_TIMEOUT,   /* nothing came for --replay-timeout-ms */
+  REPLAY_MALFORMED, /* a reply of another shape came */
+  REPLAY_STOPPED,   /* kvevents-sub stopped first */
+} ReplayEnd;
 
 /* One endpoint, on a socket of its own: sequences and event ids belong to
  * one publisher, and several publishers' would interleave on one socket. */
@@ -59,9 +80,31 @@ typedef struct
   guint connections;
   guint16 handshake_failure; /* the one reported since a handshake last succeeded, or 0 */
   gboolean have_sequence;
-  guint64 last_sequence;
+  guint64 last_sequence; /* the last one printed, or accounted as lost */
   gboolean have_event_id;
   guint64 last_event_id;
+  char *publisher_id; /* as JSON, the last one seen; NULL before */
+
+  /* --replay-endpoint: a DEALER, or NULL. */
+  char *replay_endpoint;
+  void *replay_socket;
+  /* A replay in flight asks for [replay_from, replay_until); the live
+   * messages that arrive meanwhile wait in held, in order, the first being
+   * the one that showed the gap. */
+  gboolean replaying;
+  guint64 replay_from;
+  guint64 replay_until;
+  guint64 replay_recovered;
+  gint64 replay_deadline; /* monotonic, µs */
+  /* Replies still to come for requests given up before their end marker:
+   * they are read and dropped. */
+  guint stale_replies;
+  GQueue held;
+
+  /* --heartbeat-ms. */
+  gint64 last_arrival; /* monotonic, µs */
+  gboolean silence_reported;
+  guint64 arrived; /* live messages, for --test-drop-percent */
 } Source;
 
 typedef struct
@@ -77,6 +120,14 @@ typedef struct
   gboolean until_disconnect;
   gint rcvhwm;
   char *summary_json;
+  char **replay_endpoints;
+  gint replay_timeout_ms;
+  gboolean publisher_id;
+  gint heartbeat_ms;
+  /* For the tests: drop this share of live messages on purpose. */
+  gdouble test_drop_percent;
+  gint64 test_drop_seed;
+  GRand *test_drop;
 
   /* CURVE, with the keys in binary, when --curve-server-key is given. */
   gboolean curve;
@@ -85,9 +136,11 @@ typedef struct
   guint8 curve_secret_key[KVEV_KEY_BYTES];
 
   /* Progress. */
+  void *context;
   Summary summary;
   GPtrArray *sources;
-  guint64 counted; /* what --count counts: events and skipped entries */
+  guint64 counted;        /* what --count counts: events and skipped entries */
+  gboolean replay_closed; /* at the end: a gap is lost at once */
 } Sub;
 
 static volatile sig_atomic_t stop_signal = 0;
@@ -162,6 +215,7 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
         {
           sub->summary.sequence_gaps++;
           sub->summary.skipped_sequence_numbers += missing;
+          sub->summary.lost_messages += missing;
           report (sub, source,
                   g_dngettext (
                       KVT_GETTEXT_PACKAGE,
@@ -179,11 +233,34 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
       report (sub, source,
               _ ("sequence went back from %" PRIu64 " to %" PRIu64 ": the publisher restarted"),
               source->last_sequence, sequence);
-      /* A new publisher numbers its events from 1 again. */
+      /* A new publisher numbers its events from 1 again, and has an
+       * instance id of its own: its first one is no second restart. */
       source->have_event_id = FALSE;
+      g_clear_pointer (&source->publisher_id, g_free);
     }
   source->have_sequence = TRUE;
   source->last_sequence = sequence;
+}
+
+/* The publisher_id of a live message.  With --publisher-id a new one is a
+ * restart whatever the sequence does (kvevents(7), PUBLISHER IDENTITY):
+ * the new publisher numbers its messages and events afresh, so nothing
+ * before its first message is a gap. */
+static void
+track_publisher (Sub *sub, Source *source, const KvtMessage *message)
+{
+  if (message->publisher_id == NULL || g_strcmp0 (source->publisher_id, message->publisher_id) == 0)
+    return;
+  if (source->publisher_id != NULL && sub->publisher_id)
+    {
+      sub->summary.restarts++;
+      report (sub, source, _ ("publisher_id changed from %s to %s: the publisher restarted"),
+              source->publisher_id, message->publisher_id);
+      source->have_sequence = FALSE;
+      source->have_event_id = FALSE;
+    }
+  g_free (source->publisher_id);
+  source->publisher_id = g_strdup (message->publisher_id);
 }
 
 static void
@@ -218,17 +295,13 @@ track_event_id (Sub *sub, Source *source, guint64 sequence, guint64 event_id)
   source->last_event_id = event_id;
 }
 
+/* Counts and prints one message, in stream order. */
 static void
-handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames)
+emit_message (Sub *sub, Source *source, const KvtMessage *message)
 {
-  const char *label = sub->sources->len > 1 ? source->endpoint : NULL;
-  g_autoptr (KvtMessage) message = kvt_decode_message (frames, n_frames, sub->format, label);
   guint i;
 
   sub->summary.messages++;
-  if (message->has_sequence)
-    track_sequence (sub, source, message->sequence);
-
   if (message->error != NULL)
     {
       sub->summary.malformed_messages++;
@@ -238,6 +311,13 @@ handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames
                 message->error);
       else
         report (sub, source, _ ("message skipped: %s"), message->error);
+      return;
+    }
+  /* kvevents(7), HEARTBEATS: a message with no event keeps the sequence
+   * going while the publisher has nothing to say. */
+  if (message->events->len == 0)
+    {
+      sub->summary.heartbeats++;
       return;
     }
 
@@ -268,10 +348,33 @@ handle_message (Sub *sub, Source *source, const KvtFrame *frames, gsize n_frames
     }
 }
 
+#ifdef HAVE_ZMQ
+static gboolean replay_start (Sub *sub, Source *source, KvtMessage *message);
+#endif
+
+/* A live message, in the order it came: printed now, or, when it shows a
+ * gap that replay can fill, held until the replay ends.  Takes message. */
+static void
+take_live (Sub *sub, Source *source, KvtMessage *message)
+{
+  track_publisher (sub, source, message);
+#ifdef HAVE_ZMQ
+  if (message->has_sequence && source->have_sequence && message->sequence > source->last_sequence
+      && message->sequence - source->last_sequence > 1 && source->replay_socket != NULL
+      && !sub->replay_closed && replay_start (sub, source, message))
+    return;
+#endif
+  if (message->has_sequence)
+    track_sequence (sub, source, message->sequence);
+  emit_message (sub, source, message);
+  kvt_message_free (message);
+}
+
+/* A gap that replay filled whole is no problem: nothing was lost. */
 static guint64
 problems (const Summary *summary)
 {
-  return summary->malformed_messages + summary->bad_events + summary->sequence_gaps
+  return summary->malformed_messages + summary->bad_events + summary->lost_messages
          + summary->restarts + summary->event_id_holes + summary->event_id_backwards;
 }
 
@@ -285,8 +388,15 @@ print_summary (const Summary *summary)
                  ", cleared %" PRIu64 ")\n"),
               summary->events, summary->by_kind[KVT_EVENT_STORED],
               summary->by_kind[KVT_EVENT_REMOVED], summary->by_kind[KVT_EVENT_CLEARED]);
+  g_printerr (_ ("  heartbeats:      %" PRIu64 " (%" PRIu64 " silences)\n"), summary->heartbeats,
+              summary->heartbeat_silences);
   g_printerr (_ ("  sequence gaps:   %" PRIu64 " (%" PRIu64 " numbers skipped)\n"),
               summary->sequence_gaps, summary->skipped_sequence_numbers);
+  g_printerr (_ ("  replay:          %" PRIu64 " messages recovered in %" PRIu64
+                 " requests (%" PRIu64 " failed)\n"),
+              summary->recovered_messages, summary->replay_requests, summary->replay_failures);
+  g_printerr (_ ("  lost:            %" PRIu64 " sequence numbers not recovered\n"),
+              summary->lost_messages);
   g_printerr (_ ("  restarts:        %" PRIu64 "\n"), summary->restarts);
   g_printerr (
       _ ("  event_id holes:  %" PRIu64 " (%" PRIu64 " events lost, %" PRIu64 " times backwards)\n"),
@@ -317,8 +427,14 @@ write_summary_json (const Summary *summary, const char *path, GError **error)
   FIELD ("cleared", summary->by_kind[KVT_EVENT_CLEARED]);
   FIELD ("bad_events", summary->bad_events);
   FIELD ("decode_errors", summary->malformed_messages + summary->bad_events);
+  FIELD ("heartbeats", summary->heartbeats);
+  FIELD ("heartbeat_silences", summary->heartbeat_silences);
   FIELD ("sequence_gaps", summary->sequence_gaps);
   FIELD ("skipped_sequence_numbers", summary->skipped_sequence_numbers);
+  FIELD ("replay_requests", summary->replay_requests);
+  FIELD ("replay_failures", summary->replay_failures);
+  FIELD ("recovered_messages", summary->recovered_messages);
+  FIELD ("lost_messages", summary->lost_messages);
   FIELD ("restarts", summary->restarts);
   FIELD ("event_id_holes", summary->event_id_holes);
   FIELD ("lost_events", summary->lost_events);
@@ -350,51 +466,105 @@ source_close (Source *source)
     zmq_close (source->monitor);
   if (source->socket != NULL)
     zmq_close (source->socket);
-  source->monitor = source->socket = NULL;
+  if (source->replay_socket != NULL)
+    zmq_close (source->replay_socket);
+  source->monitor = source->socket = source->replay_socket = NULL;
 }
 
-static gboolean
-source_open (Sub *sub, void *context, Source *source, guint index, GError **error)
+/* A socket of type for endpoint, with the options every one of
+ * kvevents-sub's has; not connected yet, so that the caller can set what
+ * must come before. */
+static void *
+socket_new (Sub *sub, int type, const char *endpoint, GError **error)
 {
-  if (!kvt_connect_endpoint_is_valid (source->endpoint))
+  void *socket;
+
+  if (!kvt_connect_endpoint_is_valid (endpoint))
     {
       g_set_error (error, KVT_ERROR, KVT_ERROR_USAGE,
                    _ ("Cannot connect to %s: a tcp:// endpoint needs a PORT from 1 to 65535 "
                       "(and an IPv6 host its closing bracket)"),
-                   source->endpoint);
-      return FALSE;
+                   endpoint);
+      return NULL;
     }
-  source->socket = zmq_socket (context, ZMQ_SUB);
-  if (source->socket == NULL)
+  socket = zmq_socket (sub->context, type);
+  if (socket == NULL)
     {
-      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a SUB socket: %s"),
-                   zmq_strerror (zmq_errno ()));
-      return FALSE;
+      g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a %s socket: %s"),
+                   type == ZMQ_SUB ? "SUB" : "DEALER", zmq_strerror (zmq_errno ()));
+      return NULL;
     }
-  if (!kvt_socket_set_int (source->socket, ZMQ_RCVHWM, "ZMQ_RCVHWM", sub->rcvhwm, error)
-      || !kvt_socket_set_int (source->socket, ZMQ_LINGER, "ZMQ_LINGER", 0, error)
+  if (!kvt_socket_set_int (socket, ZMQ_LINGER, "ZMQ_LINGER", 0, error)
       /* Without it a tcp://[v6 address] endpoint never connects, and
        * ZeroMQ says nothing. */
-      || !kvt_socket_set_int (source->socket, ZMQ_IPV6, "ZMQ_IPV6",
-                              kvev_endpoint_is_ipv6 (source->endpoint), error))
-    return FALSE;
+      || !kvt_socket_set_int (socket, ZMQ_IPV6, "ZMQ_IPV6", kvev_endpoint_is_ipv6 (endpoint),
+                              error))
+    goto fail;
   /* The server key makes the socket a CURVE client; like every option
-   * that shapes the handshake, it is set before connecting. */
+   * that shapes the handshake, it is set before connecting.  The replay
+   * socket has the live one's keys (kvevents(7), REPLAY). */
   if (sub->curve
-      && (zmq_setsockopt (source->socket, ZMQ_CURVE_SERVERKEY, sub->curve_server_key,
-                          KVEV_KEY_BYTES)
-              != 0
-          || zmq_setsockopt (source->socket, ZMQ_CURVE_PUBLICKEY, sub->curve_public_key,
-                             KVEV_KEY_BYTES)
+      && (zmq_setsockopt (socket, ZMQ_CURVE_SERVERKEY, sub->curve_server_key, KVEV_KEY_BYTES) != 0
+          || zmq_setsockopt (socket, ZMQ_CURVE_PUBLICKEY, sub->curve_public_key, KVEV_KEY_BYTES)
                  != 0
-          || zmq_setsockopt (source->socket, ZMQ_CURVE_SECRETKEY, sub->curve_secret_key,
-                             KVEV_KEY_BYTES)
+          || zmq_setsockopt (socket, ZMQ_CURVE_SECRETKEY, sub->curve_secret_key, KVEV_KEY_BYTES)
                  != 0))
     {
       g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot set the CURVE keys: %s"),
                    zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  return socket;
+
+fail:
+  zmq_close (socket);
+  return NULL;
+}
+
+static gboolean
+socket_connect (void *socket, const char *endpoint, GError **error)
+{
+  int failure;
+
+  if (zmq_connect (socket, endpoint) == 0)
+    return TRUE;
+  failure = zmq_errno ();
+  /* An endpoint ZeroMQ cannot parse, or whose transport it lacks, is a
+   * wrong command line, as kvevents-pub says of its own. */
+  g_set_error (error, KVT_ERROR,
+               failure == EINVAL || failure == EPROTONOSUPPORT || failure == ENOCOMPATPROTO
+                   ? KVT_ERROR_USAGE
+                   : KVT_ERROR_FAILED,
+               _ ("Cannot connect to %s: %s"), endpoint, zmq_strerror (failure));
+  return FALSE;
+}
+
+/* The DEALER that asks source's replay endpoint; ZeroMQ connects it in the
+ * background, and queues a request until it is. */
+static gboolean
+replay_open (Sub *sub, Source *source, GError **error)
+{
+  void *socket = socket_new (sub, ZMQ_DEALER, source->replay_endpoint, error);
+
+  if (socket == NULL)
+    return FALSE;
+  if (!socket_connect (socket, source->replay_endpoint, error))
+    {
+      zmq_close (socket);
       return FALSE;
     }
+  source->replay_socket = socket;
+  source->stale_replies = 0;
+  return TRUE;
+}
+
+static gboolean
+source_open (Sub *sub, Source *source, guint index, GError **error)
+{
+  source->socket = socket_new (sub, ZMQ_SUB, source->endpoint, error);
+  if (source->socket == NULL
+      || !kvt_socket_set_int (source->socket, ZMQ_RCVHWM, "ZMQ_RCVHWM", sub->rcvhwm, error))
+    return FALSE;
 
   if (sub->topics == NULL)
     zmq_setsockopt (source->socket, ZMQ_SUBSCRIBE, "", 0);
@@ -415,7 +585,7 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
         events |= ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
                   | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
       if (zmq_socket_monitor (source->socket, address, events) != 0
-          || (source->monitor = zmq_socket (context, ZMQ_PAIR)) == NULL
+          || (source->monitor = zmq_socket (sub->context, ZMQ_PAIR)) == NULL
           || zmq_connect (source->monitor, address) != 0)
         {
           g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
@@ -425,24 +595,234 @@ source_open (Sub *sub, void *context, Source *source, guint index, GError **erro
         }
     }
 
-  if (zmq_connect (source->socket, source->endpoint) != 0)
-    {
-      int failure = zmq_errno ();
-
-      /* An endpoint ZeroMQ cannot parse, or whose transport it lacks, is
-       * a wrong command line, as kvevents-pub says of its own. */
-      g_set_error (error, KVT_ERROR,
-                   failure == EINVAL || failure == EPROTONOSUPPORT || failure == ENOCOMPATPROTO
-                       ? KVT_ERROR_USAGE
-                       : KVT_ERROR_FAILED,
-                   _ ("Cannot connect to %s: %s"), source->endpoint, zmq_strerror (failure));
-      return FALSE;
-    }
+  if (!socket_connect (source->socket, source->endpoint, error)
+      || (source->replay_endpoint != NULL && !replay_open (sub, source, error)))
+    return FALSE;
   /* ZeroMQ connects in the background, and retries until the publisher is
    * there: this says the subscription stands, not that it is served. */
   if (!sub->quiet)
     g_printerr (_ ("%s: subscribed to %s\n"), g_get_prgname (), source->endpoint);
   return TRUE;
+}
+
+/* A replay given up on: what it still sends would be taken for the
+ * answer to the next request, so the socket is made anew. */
+static void
+replay_reset (Sub *sub, Source *source)
+{
+  g_autoptr (GError) error = NULL;
+
+  zmq_close (source->replay_socket);
+  source->replay_socket = NULL;
+  if (!replay_open (sub, source, &error))
+    report (sub, source, _ ("no more replays: %s"), error->message);
+}
+
+/* Asks the replay endpoint for what is missing before message, which then
+ * waits at the head of held.  FALSE when the request could not be sent:
+ * the gap is then lost at once. */
+static gboolean
+replay_start (Sub *sub, Source *source, KvtMessage *message)
+{
+  guint64 from = source->last_sequence + 1;
+
+  if (!kvt_replay_client_request (source->replay_socket, from))
+    {
+      report (sub, source, _ ("cannot ask %s for a replay: %s"), source->replay_endpoint,
+              zmq_strerror (zmq_errno ()));
+      return FALSE;
+    }
+  sub->summary.replay_requests++;
+  sub->summary.sequence_gaps++;
+  sub->summary.skipped_sequence_numbers += message->sequence - from;
+  source->replaying = TRUE;
+  source->replay_from = from;
+  source->replay_until = message->sequence;
+  source->replay_recovered = 0;
+  source->replay_deadline = g_get_monotonic_time () + (gint64) sub->replay_timeout_ms * 1000;
+  g_queue_push_head (&source->held, message);
+  return TRUE;
+}
+
+/* What stayed lost of a replay that ended as end says. */
+static void
+report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
+{
+  guint64 from = source->replay_from - 1, until = source->replay_until;
+  guint64 missing = until - from - 1;
+  gulong n = (gulong) MIN (lost, G_MAXULONG);
+
+  switch (end)
+    {
+    case REPLAY_FOREIGN:
+      report (sub, source,
+              g_dngettext (GETTEXT_PACKAGE,
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": the replay came from another publisher_id; %" PRIu64 " number lost",
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": the replay came from another publisher_id; %" PRIu64 " numbers lost",
+                           n),
+              from, until, lost);
+      break;
+    case REPLAY_TIMEOUT:
+      report (sub, source,
+              g_dngettext (GETTEXT_PACKAGE,
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": %s did not answer the replay within %d ms; %" PRIu64 " of %" PRIu64
+                           " missing number lost",
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": %s did not answer the replay within %d ms; %" PRIu64 " of %" PRIu64
+                           " missing numbers lost",
+                           n),
+              from, until, source->replay_endpoint, sub->replay_timeout_ms, lost, missing);
+      break;
+    case REPLAY_MALFORMED:
+      report (sub, source,
+              g_dngettext (GETTEXT_PACKAGE,
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": %s sent a replay reply that is not [\"\", topic, sequence, "
+                           "payload]; %" PRIu64 " of %" PRIu64 " missing number lost",
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": %s sent a replay reply that is not [\"\", topic, sequence, "
+                           "payload]; %" PRIu64 " of %" PRIu64 " missing numbers lost",
+                           n),
+              from, until, source->replay_endpoint, lost, missing);
+      break;
+    case REPLAY_STOPPED:
+      report (sub, source,
+              g_dngettext (GETTEXT_PACKAGE,
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": stopped before the replay ended; %" PRIu64 " of %" PRIu64
+                           " missing number lost",
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": stopped before the replay ended; %" PRIu64 " of %" PRIu64
+                           " missing numbers lost",
+                           n),
+              from, until, lost, missing);
+      break;
+    case REPLAY_COMPLETE:
+    case REPLAY_END:
+    case REPLAY_REACHED:
+    default:
+      report (sub, source,
+              g_dngettext (GETTEXT_PACKAGE,
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": replay recovered %" PRIu64 " of %" PRIu64 " missing; %" PRIu64
+                           " number lost (no longer in the replay buffer, or an event the "
+                           "publisher dropped)",
+                           "sequence jumped from %" PRIu64 " to %" PRIu64
+                           ": replay recovered %" PRIu64 " of %" PRIu64 " missing; %" PRIu64
+                           " numbers lost (no longer in the replay buffer, or events the "
+                           "publisher dropped)",
+                           n),
+              from, until, source->replay_recovered, missing, lost);
+      break;
+    }
+}
+
+/* Ends the replay in flight: whatever it did not fill is lost, and the
+ * live messages held meanwhile follow in order. */
+static void
+replay_finish (Sub *sub, Source *source, ReplayEnd end)
+{
+  guint64 lost = source->replay_until - source->replay_from - source->replay_recovered;
+
+  source->replaying = FALSE;
+  if (end == REPLAY_TIMEOUT || end == REPLAY_MALFORMED)
+    {
+      sub->summary.replay_failures++;
+      replay_reset (sub, source);
+    }
+  else if (end != REPLAY_END)
+    source->stale_replies++;
+  if (lost > 0)
+    {
+      sub->summary.lost_messages += lost;
+      report_replay_loss (sub, source, end, lost);
+    }
+  source->have_sequence = TRUE;
+  source->last_sequence = source->replay_until - 1;
+  while (!source->replaying && !g_queue_is_empty (&source->held))
+    take_live (sub, source, g_queue_pop_head (&source->held));
+}
+
+static gboolean
+topic_wanted (const Sub *sub, const KvtFrame *topic)
+{
+  if (sub->topics == NULL)
+    return TRUE;
+  for (char **prefix = sub->topics; *prefix != NULL; prefix++)
+    {
+      gsize len = strlen (*prefix);
+
+      if (topic->size >= len && memcmp (topic->data, *prefix, len) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* One replayed message: printed when it is one that is missing, in order;
+ * the replay ends at the last missing one or at the live message held. */
+static void
+replay_take (Sub *sub, Source *source, const KvtFrame frames[3])
+{
+  const char *label = sub->sources->len > 1 ? source->endpoint : NULL;
+  g_autoptr (KvtMessage) message = kvt_decode_message (frames, 3, sub->format, label);
+
+  if (message->sequence <= source->last_sequence)
+    return;
+  if (message->sequence >= source->replay_until)
+    {
+      replay_finish (sub, source, REPLAY_REACHED);
+      return;
+    }
+  if (message->publisher_id != NULL && source->publisher_id != NULL
+      && strcmp (message->publisher_id, source->publisher_id) != 0)
+    {
+      replay_finish (sub, source, REPLAY_FOREIGN);
+      return;
+    }
+  source->replay_recovered++;
+  sub->summary.recovered_messages++;
+  source->last_sequence = message->sequence;
+  /* A SUB socket filters by topic; a replay sends all of them. */
+  if (topic_wanted (sub, &frames[0]))
+    emit_message (sub, source, message);
+  if (message->sequence == source->replay_until - 1)
+    replay_finish (sub, source, REPLAY_COMPLETE);
+}
+
+static void
+read_replay (Sub *sub, Source *source)
+{
+  g_autoptr (GArray) parts = kvt_parts_new ();
+  guint taken = 0;
+
+  while (source->replay_socket != NULL && taken++ < 256 && !count_reached (sub))
+    {
+      KvtFrame frames[3];
+      KvtReplayReply reply = kvt_replay_client_receive (source->replay_socket, parts, frames);
+
+      if (reply == KVT_REPLAY_NOTHING)
+        break;
+      if (source->stale_replies > 0)
+        {
+          if (reply == KVT_REPLAY_END)
+            source->stale_replies--;
+          continue;
+        }
+      /* An answer nobody asked for. */
+      if (!source->replaying)
+        continue;
+      source->replay_deadline = g_get_monotonic_time () + (gint64) sub->replay_timeout_ms * 1000;
+      if (reply == KVT_REPLAY_END)
+        replay_finish (sub, source, REPLAY_END);
+      else if (reply == KVT_REPLAY_MALFORMED)
+        replay_finish (sub, source, REPLAY_MALFORMED);
+      else
+        replay_take (sub, source, frames);
+    }
+  kvt_parts_clear (parts);
 }
 
 /* Receives one whole message without waiting.  FALSE when there was none. */
@@ -451,10 +831,22 @@ receive_one (Sub *sub, Source *source)
 {
   g_autoptr (GArray) parts = kvt_parts_new ();
   g_autofree KvtFrame *frames = NULL;
+  const char *label = sub->sources->len > 1 ? source->endpoint : NULL;
+  KvtMessage *message;
   guint i;
 
   if (!kvt_socket_receive_parts (source->socket, parts))
     return FALSE;
+  source->last_arrival = g_get_monotonic_time ();
+  source->silence_reported = FALSE;
+  /* Never an endpoint's first message: a loss before it cannot be seen,
+   * by kvevents-sub or by any subscriber. */
+  if (sub->test_drop != NULL && source->arrived++ > 0
+      && g_rand_double (sub->test_drop) * 100 < sub->test_drop_percent)
+    {
+      kvt_parts_clear (parts);
+      return TRUE;
+    }
   frames = g_new (KvtFrame, parts->len);
   for (i = 0; i < parts->len; i++)
     {
@@ -463,8 +855,12 @@ receive_one (Sub *sub, Source *source)
       frames[i].data = zmq_msg_data (part);
       frames[i].size = zmq_msg_size (part);
     }
-  handle_message (sub, source, frames, parts->len);
+  message = kvt_decode_message (frames, parts->len, sub->format, label);
   kvt_parts_clear (parts);
+  if (source->replaying)
+    g_queue_push_tail (&source->held, message);
+  else
+    take_live (sub, source, message);
   return TRUE;
 }
 
@@ -573,48 +969,102 @@ drain (Sub *sub)
 }
 
 static gboolean
+any_replaying (const Sub *sub)
+{
+  guint i;
+
+  for (i = 0; i < sub->sources->len; i++)
+    if (((const Source *) g_ptr_array_index (sub->sources, i))->replaying)
+      return TRUE;
+  return FALSE;
+}
+
+/* Timeouts that do not wait for a message: a replay that stopped
+ * answering, and a publisher silent for 3 heartbeat intervals.  Returns
+ * how long the next one may still take, in ms, at most wait_ms. */
+static long
+check_timers (Sub *sub, long wait_ms)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint i;
+
+  for (i = 0; i < sub->sources->len; i++)
+    {
+      Source *source = g_ptr_array_index (sub->sources, i);
+      gint64 silence_us = (gint64) sub->heartbeat_ms * 3000;
+
+      if (source->replaying && now >= source->replay_deadline)
+        replay_finish (sub, source, REPLAY_TIMEOUT);
+      if (source->replaying)
+        wait_ms = MIN (wait_ms, (long) ((source->replay_deadline - now) / 1000 + 1));
+      if (sub->heartbeat_ms > 0 && !source->silence_reported)
+        {
+          if (now - source->last_arrival >= silence_us)
+            {
+              source->silence_reported = TRUE;
+              sub->summary.heartbeat_silences++;
+              report (sub, source,
+                      _ ("nothing came for %" PRId64
+                         " ms, 3 intervals of --heartbeat-ms, not even a heartbeat: is the "
+                         "publisher running, with kv_events_heartbeat_ms?"),
+                      silence_us / 1000);
+            }
+          else
+            wait_ms = MIN (wait_ms, (long) ((source->last_arrival + silence_us - now) / 1000 + 1));
+        }
+    }
+  return wait_ms;
+}
+
+/* At the end: a replay still in flight has lost what it did not bring,
+ * and the messages it held follow (unless --count was reached: they are
+ * not wanted then). */
+static void
+finish_replays (Sub *sub)
+{
+  guint i;
+
+  sub->replay_closed = TRUE;
+  for (i = 0; i < sub->sources->len; i++)
+    {
+      Source *source = g_ptr_array_index (sub->sources, i);
+
+      if (source->replaying && !count_reached (sub) && stop_signal == 0)
+        replay_finish (sub, source, REPLAY_STOPPED);
+      source->replaying = FALSE;
+      g_queue_clear_full (&source->held, (GDestroyNotify) kvt_message_free);
+    }
+}
+
+static gboolean
 run (Sub *sub, GError **error)
 {
-  void *context = zmq_ctx_new ();
+  /* The sockets of source i are items[3 * i] on: live, monitor, replay.
+   * An item without a socket would be polled as file descriptor 0, and a
+   * closed pipe on standard input would then never stop being ready, so
+   * the absent ones are left out and item_of says where each one is. */
   g_autofree zmq_pollitem_t *items = NULL;
-  /* Where each source's monitor is in items, or G_MAXUINT: an item
-   * without a socket would be polled as file descriptor 0, and a closed
-   * pipe on standard input would then never stop being ready. */
-  g_autofree guint *monitor_item = NULL;
+  g_autofree guint *item_of = NULL;
   gint64 deadline = -1;
   gboolean ok = TRUE;
-  guint i, n_items = 0;
+  guint i;
 
-  if (context == NULL)
+  sub->context = zmq_ctx_new ();
+  if (sub->context == NULL)
     {
       g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot create a ZeroMQ context: %s"),
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
 
-  /* The sockets first, at the sources' own indexes. */
-  items = g_new0 (zmq_pollitem_t, sub->sources->len * 2);
-  monitor_item = g_new (guint, sub->sources->len);
+  items = g_new0 (zmq_pollitem_t, sub->sources->len * 3);
+  item_of = g_new (guint, sub->sources->len * 3);
   for (i = 0; i < sub->sources->len && ok; i++)
     {
       Source *source = g_ptr_array_index (sub->sources, i);
 
-      ok = source_open (sub, context, source, i, error);
-      items[i].socket = source->socket;
-      items[i].events = ZMQ_POLLIN;
-    }
-  n_items = i;
-  for (i = 0; i < sub->sources->len && ok; i++)
-    {
-      Source *source = g_ptr_array_index (sub->sources, i);
-
-      monitor_item[i] = G_MAXUINT;
-      if (source->monitor == NULL)
-        continue;
-      monitor_item[i] = n_items;
-      items[n_items].socket = source->monitor;
-      items[n_items].events = ZMQ_POLLIN;
-      n_items++;
+      ok = source_open (sub, source, i, error);
+      source->last_arrival = g_get_monotonic_time ();
     }
 
   if (sub->timeout_ms > 0)
@@ -624,12 +1074,16 @@ run (Sub *sub, GError **error)
   while (ok && stop_signal == 0 && !count_reached (sub) && !ferror (stdout))
     {
       long wait_ms = 250; /* how often a signal that interrupted nothing is noticed */
+      guint n_items = 0;
       int rc;
 
+      /* A replay in flight may still answer for a publisher that closed:
+       * its reply was sent before. */
       if (sub->until_disconnect && all_disconnected (sub))
         {
           drain (sub);
-          break;
+          if (!any_replaying (sub))
+            break;
         }
       if (deadline >= 0)
         {
@@ -638,6 +1092,25 @@ run (Sub *sub, GError **error)
           if (left_ms <= 0)
             break;
           wait_ms = (long) MIN (wait_ms, left_ms);
+        }
+      wait_ms = check_timers (sub, wait_ms);
+
+      /* Made anew each time: a replay socket is replaced after a failure. */
+      for (i = 0; i < sub->sources->len * 3; i++)
+        {
+          Source *source = g_ptr_array_index (sub->sources, i / 3);
+          void *socket = i % 3 == 0   ? source->socket
+                         : i % 3 == 1 ? source->monitor
+                                      : source->replay_socket;
+
+          item_of[i] = G_MAXUINT;
+          if (socket == NULL)
+            continue;
+          item_of[i] = n_items;
+          items[n_items].socket = socket;
+          items[n_items].events = ZMQ_POLLIN;
+          items[n_items].revents = 0;
+          n_items++;
         }
 
       rc = zmq_poll (items, (int) n_items, wait_ms);
@@ -650,26 +1123,31 @@ run (Sub *sub, GError **error)
       for (i = 0; rc > 0 && i < sub->sources->len; i++)
         {
           Source *source = g_ptr_array_index (sub->sources, i);
+          guint live = item_of[3 * i], monitor = item_of[3 * i + 1], replay = item_of[3 * i + 2];
           guint taken = 0;
 
           /* A bounded run per socket keeps one busy publisher from
            * starving the others. */
-          if (items[i].revents & ZMQ_POLLIN)
+          if (live != G_MAXUINT && (items[live].revents & ZMQ_POLLIN))
             while (taken < 256 && stop_signal == 0 && !ferror (stdout) && !count_reached (sub)
                    && receive_one (sub, source))
               taken++;
           if (taken > 0 && sub->timeout_ms > 0)
             deadline = g_get_monotonic_time () + (gint64) sub->timeout_ms * 1000;
-          if (monitor_item[i] != G_MAXUINT && (items[monitor_item[i]].revents & ZMQ_POLLIN))
+          if (monitor != G_MAXUINT && (items[monitor].revents & ZMQ_POLLIN))
             read_monitor (sub, source);
+          if (replay != G_MAXUINT && (items[replay].revents & ZMQ_POLLIN))
+            read_replay (sub, source);
         }
       if (!output_abandoned ())
         fflush (stdout);
     }
+  finish_replays (sub);
 
   for (i = 0; i < sub->sources->len; i++)
     source_close (g_ptr_array_index (sub->sources, i));
-  zmq_ctx_term (context);
+  zmq_ctx_term (sub->context);
+  sub->context = NULL;
   return ok;
 }
 
@@ -769,7 +1247,7 @@ static gboolean
 run (Sub *sub, GError **error)
 {
   /* The decoding stays compiled, so this build checks it too. */
-  (void) handle_message;
+  (void) take_live;
   g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED,
                _ ("This kvevents-sub was built without ZeroMQ and cannot subscribe"));
   return FALSE;
@@ -783,7 +1261,9 @@ sub_clear (Sub *sub)
 {
   g_strfreev (sub->endpoints);
   g_strfreev (sub->topics);
+  g_strfreev (sub->replay_endpoints);
   g_free (sub->summary_json);
+  g_clear_pointer (&sub->test_drop, g_rand_free);
 #ifdef HAVE_ZMQ
   kvev_secret_wipe (sub->curve_secret_key, sizeof sub->curve_secret_key);
 #endif
@@ -796,6 +1276,9 @@ source_free (gpointer data)
   Source *source = data;
 
   g_free (source->endpoint);
+  g_free (source->replay_endpoint);
+  g_free (source->publisher_id);
+  g_queue_clear_full (&source->held, (GDestroyNotify) kvt_message_free);
   g_free (source);
 }
 
@@ -838,6 +1321,23 @@ main (int argc, char **argv)
       N_ ("N") },
     { "summary-json", 0, 0, G_OPTION_ARG_FILENAME, &sub.summary_json,
       N_ ("Also write the summary as JSON to FILE"), N_ ("FILE") },
+    { "replay-endpoint", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &sub.replay_endpoints,
+      N_ ("Fill sequence gaps from this replay ENDPOINT, one for each --endpoint in order "
+          "(empty: none)"),
+      N_ ("ENDPOINT") },
+    { "replay-timeout-ms", 0, 0, G_OPTION_ARG_INT, &sub.replay_timeout_ms,
+      N_ ("Give up on a replay that sends nothing for T milliseconds (default 5000)"), N_ ("T") },
+    { "publisher-id", 0, 0, G_OPTION_ARG_NONE, &sub.publisher_id,
+      N_ ("Take a new publisher_id in the events for a restart, even when the sequence goes on"),
+      NULL },
+    { "heartbeat-ms", 0, 0, G_OPTION_ARG_INT, &sub.heartbeat_ms,
+      N_ ("Warn when nothing, not even a heartbeat, came for 3 times MS milliseconds"), N_ ("MS") },
+    /* For the tests only (kvevents-sub(1), TESTING): a loss they can
+     * reproduce. */
+    { "test-drop-percent", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE, &sub.test_drop_percent,
+      NULL, NULL },
+    { "test-drop-seed", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &sub.test_drop_seed, NULL,
+      NULL },
     { "curve-server-key", 0, 0, G_OPTION_ARG_STRING, &curve_server_key,
       N_ ("Subscribe with CURVE to publishers whose public key is KEY (40 Z85 characters)"),
       N_ ("KEY") },
@@ -864,6 +1364,7 @@ main (int argc, char **argv)
   kvt_init_i18n ();
   g_set_prgname ("kvevents-sub");
   sub.rcvhwm = 1000;
+  sub.replay_timeout_ms = 5000;
 
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
@@ -907,6 +1408,29 @@ main (int argc, char **argv)
                   g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
+  if (sub.heartbeat_ms < 0 || sub.replay_timeout_ms < 1)
+    {
+      g_printerr (_ ("%s: --heartbeat-ms takes a number of at least 0, --replay-timeout-ms one "
+                     "of at least 1\n"),
+                  g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (!(sub.test_drop_percent >= 0 && sub.test_drop_percent <= 100))
+    {
+      g_printerr (_ ("%s: --test-drop-percent takes a number from 0 to 100\n"), g_get_prgname ());
+      return KVT_EXIT_USAGE;
+    }
+  if (sub.replay_endpoints != NULL
+      && g_strv_length (sub.replay_endpoints) != g_strv_length (sub.endpoints))
+    {
+      g_printerr (_ ("%s: --replay-endpoint is given %u times for %u --endpoint: give one for "
+                     "each, in order (an empty one for none)\n"),
+                  g_get_prgname (), g_strv_length (sub.replay_endpoints),
+                  g_strv_length (sub.endpoints));
+      return KVT_EXIT_USAGE;
+    }
+  if (sub.test_drop_percent > 0)
+    sub.test_drop = g_rand_new_with_seed ((guint32) sub.test_drop_seed);
   if ((curve_server_key == NULL) != (curve_secret_key_file == NULL))
     {
       g_printerr (_ ("%s: --curve-server-key and --curve-secret-key-file go together: give both "
@@ -941,11 +1465,14 @@ main (int argc, char **argv)
       sub.curve = TRUE;
     }
 
-  for (char **endpoint = sub.endpoints; *endpoint != NULL; endpoint++)
+  for (guint i = 0; sub.endpoints[i] != NULL; i++)
     {
       Source *source = g_new0 (Source, 1);
 
-      source->endpoint = g_strdup (*endpoint);
+      source->endpoint = g_strdup (sub.endpoints[i]);
+      if (sub.replay_endpoints != NULL && sub.replay_endpoints[i][0] != '\0')
+        source->replay_endpoint = g_strdup (sub.replay_endpoints[i]);
+      g_queue_init (&source->held);
       g_ptr_array_add (sources, source);
     }
   sub.sources = sources;

@@ -727,6 +727,7 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       MpItem event_type = { 0 }, type = { 0 };
       const char *const *names;
       guint64 event_id = 0;
+      g_autoptr (GString) publisher_id = NULL;
 
       /* First pass: the fields that say what the event is. */
       for (i = 0; i < item.size; i++)
@@ -734,8 +735,14 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
           MpItem key, value;
 
           read_item (&reader, &key);
-          if (item_is_str (&key, "event_type") || item_is_str (&key, "type")
-              || item_is_str (&key, "event_id"))
+          if (item_is_str (&key, "publisher_id") && publisher_id == NULL)
+            {
+              /* Kept as JSON, so that any value compares and prints. */
+              publisher_id = g_string_new (NULL);
+              render_value (&reader, publisher_id, 1);
+            }
+          else if (item_is_str (&key, "event_type") || item_is_str (&key, "type")
+                   || item_is_str (&key, "event_id"))
             {
               read_item (&reader, &value);
               if (item_is_str (&key, "event_type"))
@@ -762,27 +769,35 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       /* event_type is the RFC's name; type is the legacy alias and what
        * a type-keyed vLLM map carries. */
       if (!have_event_type && !have_type)
-        return skipped_event (
-            g_strdup_printf (_ ("event %u has neither event_type nor type"), index),
-            has_event_id, event_id);
-      if (have_event_type ? !kind_from_event_type (&event_type, &kind)
-                          : !kind_from_tag (&type, &kind, &names))
+        event = skipped_event (
+            g_strdup_printf (_ ("event %u has neither event_type nor type"), index), has_event_id,
+            event_id);
+      else if (have_event_type ? !kind_from_event_type (&event_type, &kind)
+                               : !kind_from_tag (&type, &kind, &names))
         {
           g_autofree char *shown = describe (have_event_type ? &event_type : &type);
 
-          return skipped_event (
+          event = skipped_event (
               g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown),
               has_event_id, event_id);
         }
+      else
+        {
+          reader.pos = body;
+          begin_line (batch, kind, line);
+          write_map_fields (&reader, item.size, &writer);
+          end_line (batch, line);
 
-      reader.pos = body;
-      begin_line (batch, kind, line);
-      write_map_fields (&reader, item.size, &writer);
-      end_line (batch, line);
-
-      event = g_new0 (KvtEvent, 1);
-      event->has_event_id = has_event_id;
-      event->event_id = event_id;
+          event = g_new0 (KvtEvent, 1);
+          event->has_event_id = has_event_id;
+          event->event_id = event_id;
+          event->kind = kind;
+          event->line = g_string_free (g_steal_pointer (&line), FALSE);
+        }
+      /* A skipped event still says which publisher sent it. */
+      if (publisher_id != NULL)
+        event->publisher_id = g_string_free (g_steal_pointer (&publisher_id), FALSE);
+      return event;
     }
   else if (item.type == MP_ARRAY)
     {
@@ -926,8 +941,12 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
 
       skip_value (&reader);
       /* People count events from 1. */
-      g_ptr_array_add (message->events, decode_event (batch, payload + start, reader.pos - start,
-                                                      (guint) MIN (i + 1, G_MAXUINT)));
+      KvtEvent *event = decode_event (batch, payload + start, reader.pos - start,
+                                      (guint) MIN (i + 1, G_MAXUINT));
+
+      g_ptr_array_add (message->events, event);
+      if (message->publisher_id == NULL)
+        message->publisher_id = event->publisher_id;
     }
 }
 
@@ -938,6 +957,7 @@ event_free (gpointer data)
 
   g_free (event->line);
   g_free (event->error);
+  g_free (event->publisher_id);
   g_free (event);
 }
 

@@ -44,9 +44,11 @@ typedef struct
   KvtEventKind kind;
   gboolean has_event_id; /* the RFC #1527 maps carry one; vLLM's do not */
   guint64 event_id;
-  char *line;  /* the rendered event, without a newline; NULL if skipped */
-  char *error; /* why the event was skipped (translated), or NULL; a
-                * skipped event keeps the event_id it carried, if any */
+  char *line;         /* the rendered event, without a newline; NULL if skipped */
+  char *error;        /* why the event was skipped (translated), or NULL; a
+                       * skipped event keeps the event_id it carried, if any */
+  char *publisher_id; /* its publisher_id as JSON (kvevents(7), PUBLISHER
+                       * IDENTITY), or NULL when the map has none */
 } KvtEvent;
 
 typedef struct
@@ -57,8 +59,11 @@ typedef struct
   /* Why the whole message was skipped (translated), or NULL. */
   char *error;
   /* Every event (KvtEvent *), decoded or skipped, in message order: a
-   * skipped one still arrived, and counts where it stood. */
+   * skipped one still arrived, and counts where it stood.  None at all is a
+   * heartbeat. */
   GPtrArray *events;
+  /* The publisher_id of its first event that has one, or NULL. */
+  const char *publisher_id;
 } KvtMessage;
 
 /* Decodes one message.  A wire message is three frames: topic, 8-byte

@@ -2,8 +2,9 @@
 # library, never installed.  kvtool.c holds the small helpers, decode.c
 # kvevents-sub's decoder (apart from its command line, so that a fuzz
 # target links it alone: it needs GLib only), relay.c the
-# --wait-subscribers relay, and socket.c what the tools do alike on
-# ZeroMQ sockets.  A program links it with libkvevents-shared.la, the
+# --wait-subscribers relay, socket.c what the tools do alike on ZeroMQ
+# sockets, and replay-client.c the subscriber's side of the replay
+# protocol.  A program links it with libkvevents-shared.la, the
 # library's pure helpers, and with the library it publishes through.
 
 noinst_LTLIBRARIES += %reldir%/libkvtool.la
@@ -14,9 +15,10 @@ noinst_LTLIBRARIES += %reldir%/libkvtool.la
 	%reldir%/decode.c \
 	%reldir%/relay.h \
 	%reldir%/relay.c \
-	%reldir%/socket.h
+	%reldir%/socket.h \
+	%reldir%/replay-client.h
 if HAVE_ZMQ
-%canon_reldir%_libkvtool_la_SOURCES += %reldir%/socket.c
+%canon_reldir%_libkvtool_la_SOURCES += %reldir%/socket.c %reldir%/replay-client.c
 endif
 %canon_reldir%_libkvtool_la_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
 
