@@ -656,7 +656,7 @@ report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
     {
     case REPLAY_FOREIGN:
       report (sub, source,
-              g_dngettext (GETTEXT_PACKAGE,
+              g_dngettext (KVT_GETTEXT_PACKAGE,
                            "sequence jumped from %" PRIu64 " to %" PRIu64
                            ": the replay came from another publisher_id; %" PRIu64 " number lost",
                            "sequence jumped from %" PRIu64 " to %" PRIu64
@@ -666,7 +666,7 @@ report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
       break;
     case REPLAY_TIMEOUT:
       report (sub, source,
-              g_dngettext (GETTEXT_PACKAGE,
+              g_dngettext (KVT_GETTEXT_PACKAGE,
                            "sequence jumped from %" PRIu64 " to %" PRIu64
                            ": %s did not answer the replay within %d ms; %" PRIu64 " of %" PRIu64
                            " missing number lost",
@@ -678,7 +678,7 @@ report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
       break;
     case REPLAY_MALFORMED:
       report (sub, source,
-              g_dngettext (GETTEXT_PACKAGE,
+              g_dngettext (KVT_GETTEXT_PACKAGE,
                            "sequence jumped from %" PRIu64 " to %" PRIu64
                            ": %s sent a replay reply that is not [\"\", topic, sequence, "
                            "payload]; %" PRIu64 " of %" PRIu64 " missing number lost",
@@ -690,7 +690,7 @@ report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
       break;
     case REPLAY_STOPPED:
       report (sub, source,
-              g_dngettext (GETTEXT_PACKAGE,
+              g_dngettext (KVT_GETTEXT_PACKAGE,
                            "sequence jumped from %" PRIu64 " to %" PRIu64
                            ": stopped before the replay ended; %" PRIu64 " of %" PRIu64
                            " missing number lost",
@@ -705,7 +705,7 @@ report_replay_loss (Sub *sub, Source *source, ReplayEnd end, guint64 lost)
     case REPLAY_REACHED:
     default:
       report (sub, source,
-              g_dngettext (GETTEXT_PACKAGE,
+              g_dngettext (KVT_GETTEXT_PACKAGE,
                            "sequence jumped from %" PRIu64 " to %" PRIu64
                            ": replay recovered %" PRIu64 " of %" PRIu64 " missing; %" PRIu64
                            " number lost (no longer in the replay buffer, or an event the "
