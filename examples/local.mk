@@ -19,11 +19,11 @@ KVEV_EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include $(GLIB
 
 # `make demo`: a master runs a short workload while kvevents-sub prints
 # the stream; both end with their summaries.  The master is the store of
-# store.c under tests/oracle-master's workload, which can wait for the
-# subscriber before its first operation (--wait-subscribers): the example
-# itself cannot, since a PUB socket tells nobody about its subscribers.
-# Everything lives in a temporary directory: the endpoint is an ipc://
-# socket there.
+# store.c under tests/oracle-master's workload, which waits for the
+# subscriber's subscription before its first operation
+# (--wait-subscribers, kvev_publisher_wait_subscribers ()), so that the
+# subscriber prints every event the master's summary counts.  The
+# endpoint is an ipc:// socket in a temporary directory.
 DEMO_OPS = 40
 demo: tests/oracle-master$(EXEEXT) tools/kvevents-sub$(EXEEXT)
 	@if test '$(HAVE_ZMQ_01)' != 1; then \
@@ -32,7 +32,6 @@ demo: tests/oracle-master$(EXEEXT) tools/kvevents-sub$(EXEEXT)
 	fi; \
 	dir=`mktemp -d "$${TMPDIR:-/tmp}/kvevents-demo.XXXXXX"` || exit 1; \
 	trap 'rm -rf "$$dir"' EXIT; \
-	TMPDIR=$$dir; export TMPDIR; \
 	echo "== kvevents-sub prints what the store of examples/store.c publishes on ipc://$$dir/kv-events"; \
 	./tools/kvevents-sub$(EXEEXT) --endpoint="ipc://$$dir/kv-events" --format=text \
 	  --until-disconnect --timeout-ms=60000 & sub=$$!; \

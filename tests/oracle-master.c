@@ -5,10 +5,10 @@
  * times over, in random order on random objects, and --truth writes the
  * store's own availability at the end: the oracle test compares it with
  * what a subscriber rebuilds from the events alone.  --wait-subscribers
- * puts the tools' relay in front of the library so that the subscriber
- * misses nothing.  Built with oracle-broken.c it is oracle-master-broken,
- * a master that leaves out a publication, which the oracle must notice.
- * Not installed.
+ * waits for the subscriber's subscription on the library's socket, so
+ * that it misses nothing.  Built with oracle-broken.c it is
+ * oracle-master-broken, a master that leaves out a publication, which the
+ * oracle must notice.  Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -22,7 +22,6 @@
 #include <kvevents/kvevents.h>
 
 #include "kvtool.h"
-#include "relay.h"
 #include "store.h"
 #include "utf8.h"
 
@@ -566,7 +565,6 @@ main (int argc, char **argv)
   g_autoptr (KvevConfig) config = kvev_config_new ();
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (KvtRelay) relay = NULL;
   g_autofree char *truth_path = NULL;
   g_autofree char *stats_path = NULL;
   g_autofree char *close_timeout = NULL;
@@ -625,15 +623,26 @@ main (int argc, char **argv)
       return KVT_EXIT_USAGE;
     }
 
-  /* kvev_publisher_new (config, &error) when --wait-subscribers is 0;
-   * otherwise the tools' relay goes in front of the library first
-   * (tools/common/relay.h), so that the test's subscriber misses
-   * nothing. */
-  publisher
-      = kvt_relay_publisher_new (config, (guint) wait_subscribers, wait_timeout_ms, &relay, &error);
+  publisher = kvev_publisher_new (config, &error);
   if (publisher == NULL)
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KVT_EXIT_FAILURE;
+    }
+  /* A subscriber receives nothing sent before its subscription arrived,
+   * and the oracle needs every event.  A publisher that publishes
+   * nothing has nobody to wait for. */
+  if (wait_subscribers > 0 && kvev_publisher_is_enabled (publisher)
+      && !kvev_publisher_wait_subscribers (publisher, (guint) wait_subscribers, wait_timeout_ms))
+    {
+      g_printerr (
+          g_dngettext (KVT_GETTEXT_PACKAGE,
+                       "%s: only %" PRIu64 " of %u subscription arrived within %" PRId64 " ms\n",
+                       "%s: only %" PRIu64 " of %u subscriptions arrived within %" PRId64 " ms\n",
+                       (guint) wait_subscribers),
+          g_get_prgname (), kvev_publisher_stat (publisher, KVEV_STAT_SUBSCRIPTIONS),
+          (guint) wait_subscribers, wait_timeout_ms);
+      kvev_publisher_free (publisher);
       return KVT_EXIT_FAILURE;
     }
   store_init (&store, publisher);
@@ -665,7 +674,6 @@ main (int argc, char **argv)
   if (!kvev_publisher_flush (publisher, (gint64) close_timeout_ms))
     g_printerr (_ ("%s: the last events were not all sent within %" PRIu64 " ms\n"),
                 g_get_prgname (), close_timeout_ms);
-  kvt_relay_finish (relay, publisher, (gint64) close_timeout_ms);
 
   if (truth_path != NULL && !write_truth (&store, truth_path, &error))
     {
@@ -710,7 +718,6 @@ main (int argc, char **argv)
 
   store_clear (&store);
   kvev_publisher_free (publisher);
-  g_clear_pointer (&relay, kvt_relay_free);
   g_strfreev (workload.tenants);
   g_rand_free (workload.rand);
   return status;

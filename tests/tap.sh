@@ -1,5 +1,5 @@
-# tap.sh: TAP helpers the shell tests source.  Each test prints its plan
-# (echo "1..N") itself, then reports through these.
+# tap.sh: TAP helpers the shell tests source, and a wait they share.  Each
+# test prints its plan (echo "1..N") itself, then reports through these.
 n=0
 failures=0
 ok () { n=$((n + 1)); echo "ok $n - $*"; }
@@ -19,3 +19,13 @@ contains () {
   return 1
 }
 lacks () { ! grep -F -q -e "$2" "$1"; }
+# wait_for TENTHS FILE TEXT: until FILE has TEXT, for at most TENTHS
+# tenths of a second; FALSE if it never did.
+wait_for () {
+  tries=0
+  while ! grep -q -e "$3" "$2" 2>/dev/null; do
+    test $tries -lt "$1" || return 1
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+}

@@ -5,10 +5,12 @@
 # kvevents-keygen writes the secret key with mode 0600 and the public key
 # with mode 0644, whatever the umask, and replaces nothing without
 # --force.  Then kvevents-pub publishes with CURVE and an allowed-clients
-# file over ipc:// in a temporary directory: the allowed subscriber
-# receives the events, and a subscriber with another key, one with the
-# wrong server key and one without CURVE receive none.  Everything skips
-# in a build without ZeroMQ, which has no kvevents-keygen.
+# file over ipc:// in a temporary directory, waiting for its subscriber
+# first: the allowed subscriber receives every event and nothing else,
+# and a subscriber with another key, one with the wrong server key and
+# one without CURVE receive none; with nobody to wait for, the wait ends
+# at its timeout.  Everything skips in a build without ZeroMQ, which has
+# no kvevents-keygen.
 #
 # SPDX-License-Identifier: Apache-2.0
 
@@ -18,7 +20,7 @@ KEYGEN=$top_builddir/tools/kvevents-keygen
 PUB=$top_builddir/tools/kvevents-pub
 SUB=$top_builddir/tools/kvevents-sub
 
-TOTAL=36
+TOTAL=37
 echo "1..$TOTAL"
 . "$top_srcdir/tests/tap.sh"
 # mode FILE: the permissions as ls shows them, such as -rw-------.
@@ -185,9 +187,10 @@ check "a --curve-public-key of another secret key is a usage error" \
 # A CURVE stream: only the allowed client receives it.
 #
 # The subscribers start first; ZeroMQ connects them once the publisher has
-# bound.  kvevents-pub cannot wait for subscribers with CURVE, so it
-# publishes an event every 50 ms until the allowed subscriber has three,
-# then a few more, and the others run for all of it.
+# bound.  kvevents-pub waits for the allowed subscriber's subscription on
+# the library's socket (--wait-subscribers), publishes, and goes on
+# publishing until the others have been turned away, so that each of them
+# meets it while it runs.
 
 {
   echo "# allowed clients"
@@ -208,45 +211,47 @@ sub () {
   ) &
 }
 sub good --curve-server-key="$server_key" --curve-secret-key-file="$dir/client.key" \
-  --count=3 --timeout-ms=10000
-sub stranger --curve-server-key="$server_key" --curve-secret-key-file="$dir/other.key" --timeout-ms=15000
+  --until-disconnect --strict --timeout-ms=30000
+sub stranger --curve-server-key="$server_key" --curve-secret-key-file="$dir/other.key" --timeout-ms=30000
 sub wrong-server --curve-server-key="$(cat "$dir/other.pub")" --curve-secret-key-file="$dir/client.key" \
-  --timeout-ms=15000
-sub plain --timeout-ms=15000
+  --timeout-ms=30000
+sub plain --timeout-ms=30000
 
-i=0
 {
-  while test ! -e "$dir/good.status" -a $i -lt 150; do
+  i=0
+  while test $i -lt 10; do
     echo "stored - k$i cpu"
-    echo "flush"
     i=$((i + 1))
-    sleep 0.05
   done
-  # The others see traffic after the allowed subscriber had its share.
-  j=0
-  while test $j -lt 10; do
-    echo "stored - after$j cpu"
-    j=$((j + 1))
-    sleep 0.05
-  done
+  echo "flush"
+  wait_for 200 "$dir/stranger.err" "refused this subscriber's CURVE key"
+  wait_for 200 "$dir/wrong-server.err" "is --curve-server-key"
+  echo "stored - last cpu"
 } | "$PUB" --enable-kv-events --kv-events-bind-endpoint="$endpoint" --kv-events-backend-id=keygen \
   --kv-events-curve-secret-key-file="$dir/server.key" \
-  --kv-events-curve-allowed-clients-file="$dir/allowed" >"$dir/pub.out" 2>"$dir/pub.err"
+  --kv-events-curve-allowed-clients-file="$dir/allowed" \
+  --wait-subscribers=1 --wait-timeout-ms=30000 >"$dir/pub.out" 2>"$dir/pub.err"
 pub_status=$?
 test $pub_status = 0 || comment "$dir/pub.err"
 
-# The subscribers still running end on SIGTERM, with their summary.
+# The allowed subscriber ends as the publisher closes; the others, still
+# running, end on SIGTERM with their summary.
+wait_for 300 "$dir/good.status" .
 kill_subs
 wait
 rm -f "$dir"/*.pid
 
-check "kvevents-pub publishes with CURVE and an allowed-clients file (status 0)" test "$pub_status" = 0
-if test "$(cat "$dir/good.status")" = 0 && test "$(wc -l <"$dir/good.out")" -eq 3 &&
-  grep -q '"object_key": "k' "$dir/good.out"; then
-  ok "the allowed subscriber receives three events (status 0)"
+check "kvevents-pub --wait-subscribers publishes with CURVE and an allowed-clients file (status 0)" \
+  test "$pub_status" = 0
+keys=$(sed -n 's/.*"tenant_id": "default", "backend_id": "keygen", .*"object_key": "\([^"]*\)".*/\1/p' \
+  "$dir/good.out" | tr '\n' ' ')
+if test "$(cat "$dir/good.status")" = 0 && test "$keys" = "k0 k1 k2 k3 k4 k5 k6 k7 k8 k9 last " &&
+  test "$(wc -l <"$dir/good.out")" -eq 11; then
+  ok "the allowed subscriber receives every event, in order, and no other (status 0)"
 else
-  not_ok "the allowed subscriber receives three events (status 0)"
-  comment "$dir/good.err"
+  not_ok "the allowed subscriber receives every event, in order, and no other (status 0)"
+  echo "# keys: $keys"
+  comment "$dir/good.out" "$dir/good.err"
 fi
 check "a subscriber whose key is not allowed receives nothing" \
   contains "$dir/stranger.summary" '"events": 0,'
@@ -257,3 +262,16 @@ check "a subscriber with the wrong server key receives nothing" \
 check "... and says the handshake failed" \
   contains "$dir/wrong-server.err" "is --curve-server-key the publisher's public key?"
 check "a subscriber without CURVE receives nothing" contains "$dir/plain.summary" '"events": 0,'
+
+# Nobody subscribing: the wait gives up at --wait-timeout-ms, status 1.
+started=$(date +%s%3N)
+"$PUB" --enable-kv-events --kv-events-bind-endpoint="ipc://$dir/nobody.sock" --kv-events-backend-id=keygen \
+  --kv-events-curve-secret-key-file="$dir/server.key" \
+  --kv-events-curve-allowed-clients-file="$dir/allowed" \
+  --wait-subscribers=1 --wait-timeout-ms=1000 </dev/null >/dev/null 2>"$dir/nobody.err"
+nobody_status=$?
+elapsed=$(($(date +%s%3N) - started))
+echo "# kvevents-pub gave up waiting after $elapsed ms"
+check "with CURVE and nobody subscribing, --wait-subscribers gives up after its timeout (status 1)" \
+  sh -c "test $nobody_status = 1 && test $elapsed -ge 1000 && test $elapsed -lt 10000 &&
+         grep -q 'only 0 of 1 subscription arrived within 1000 ms' '$dir/nobody.err'"

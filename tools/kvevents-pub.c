@@ -18,7 +18,6 @@
 #include <kvevents/kvevents.h>
 
 #include "kvtool.h"
-#include "relay.h"
 
 /* The library refuses longer strings with a critical; the tool says why
  * instead. */
@@ -438,6 +437,40 @@ run_input (Pub *pub, FILE *input, gboolean strict, gboolean *read_failed)
   return bad;
 }
 
+/* A wildcard endpoint is of use only once its resolved form is known,
+ * and subscribers waited for can come only once it is: said before the
+ * wait. */
+static void
+announce_endpoint (const KvevConfig *config, KvevPublisher *publisher)
+{
+  g_autofree char *configured = kvev_config_get (config, "kv_events_bind_endpoint");
+  const char *bound = kvev_publisher_get_endpoint (publisher);
+
+  if (bound != NULL && strchr (configured, '*') != NULL)
+    g_printerr (_ ("%s: publishing on %s\n"), g_get_prgname (), bound);
+}
+
+/* --wait-subscribers, on the library's own socket: FALSE, said, when
+ * fewer than n subscriptions arrived within timeout_ms. */
+static gboolean
+wait_for_subscribers (KvevPublisher *publisher, guint n, gint64 timeout_ms)
+{
+  if (!kvev_publisher_is_enabled (publisher))
+    {
+      g_printerr (_ ("%s: nothing is published, so --wait-subscribers does not wait\n"),
+                  g_get_prgname ());
+      return TRUE;
+    }
+  if (kvev_publisher_wait_subscribers (publisher, n, timeout_ms))
+    return TRUE;
+  g_printerr (
+      g_dngettext (KVT_GETTEXT_PACKAGE,
+                   "%s: only %" PRIu64 " of %u subscription arrived within %" PRId64 " ms\n",
+                   "%s: only %" PRIu64 " of %u subscriptions arrived within %" PRId64 " ms\n", n),
+      g_get_prgname (), kvev_publisher_stat (publisher, KVEV_STAT_SUBSCRIPTIONS), n, timeout_ms);
+  return FALSE;
+}
+
 /* --config is read before the other options, so that they override it. */
 static gboolean
 load_config_file (KvevConfig *config, char **argv, GError **error)
@@ -480,7 +513,6 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (KvevPublisher) publisher = NULL;
-  g_autoptr (KvtRelay) relay = NULL;
   g_autofree char *config_path = NULL;
   g_autofree char *input_path = NULL;
   g_autofree char *close_timeout = NULL;
@@ -600,8 +632,7 @@ main (int argc, char **argv)
     g_printerr (_ ("%s: enable_kv_events is false: commands are checked, nothing is published\n"),
                 g_get_prgname ());
 
-  publisher
-      = kvt_relay_publisher_new (config, (guint) wait_subscribers, wait_timeout_ms, &relay, &error);
+  publisher = kvev_publisher_new (config, &error);
   if (publisher == NULL)
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
@@ -609,15 +640,13 @@ main (int argc, char **argv)
         fclose (input);
       return KVT_EXIT_FAILURE;
     }
-  /* A wildcard endpoint is of use only once its resolved form is known.
-   * A relay said it before it waited for subscribers. */
-  if (relay == NULL)
+  announce_endpoint (config, publisher);
+  if (wait_subscribers > 0
+      && !wait_for_subscribers (publisher, (guint) wait_subscribers, wait_timeout_ms))
     {
-      g_autofree char *configured = kvev_config_get (config, "kv_events_bind_endpoint");
-      const char *bound = kvev_publisher_get_endpoint (publisher);
-
-      if (bound != NULL && strchr (configured, '*') != NULL)
-        g_printerr (_ ("%s: publishing on %s\n"), g_get_prgname (), bound);
+      if (input != stdin)
+        fclose (input);
+      return KVT_EXIT_FAILURE;
     }
   pub.publisher = publisher;
 
@@ -648,7 +677,6 @@ main (int argc, char **argv)
   if (!kvev_publisher_flush (publisher, pub.close_timeout_ms))
     g_printerr (_ ("%s: the last events were not all sent within %" PRId64 " ms\n"),
                 g_get_prgname (), pub.close_timeout_ms);
-  kvt_relay_finish (relay, publisher, pub.close_timeout_ms);
   if (stats)
     {
       g_autofree char *json = kvev_publisher_stats_json (publisher);
@@ -656,7 +684,6 @@ main (int argc, char **argv)
       g_print ("%s\n", json);
     }
   g_clear_pointer (&publisher, kvev_publisher_free);
-  g_clear_pointer (&relay, kvt_relay_free);
 
   if (fflush (stdout) != 0 || ferror (stdout))
     {

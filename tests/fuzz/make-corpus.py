@@ -78,7 +78,7 @@ def capture(pub, workdir, name, flags):
         [pub, "--enable-kv-events", "--kv-events-bind-endpoint=" + endpoint,
          "--kv-events-backend-id=backend-" + name, "--wait-subscribers=1",
          "--wait-timeout-ms=20000"] + flags,
-        stdin=subprocess.PIPE, env=dict(os.environ, TMPDIR=workdir))
+        stdin=subprocess.PIPE)
     sub.connect(endpoint)
     proc.stdin.write(SCRIPT.encode())
     proc.stdin.close()

@@ -1,11 +1,10 @@
 # What the tools, and the programs the tests run, share: a convenience
 # library, never installed.  kvtool.c holds the small helpers, decode.c
 # kvevents-sub's decoder (apart from its command line, so that a fuzz
-# target links it alone: it needs GLib only), relay.c the
-# --wait-subscribers relay, socket.c what the tools do alike on ZeroMQ
-# sockets, and replay-client.c the subscriber's side of the replay
-# protocol.  A program links it with libkvevents-shared.la, the
-# library's pure helpers, and with the library it publishes through.
+# target links it alone: it needs GLib only), socket.c what the tools do
+# alike on ZeroMQ sockets, and replay-client.c the subscriber's side of
+# the replay protocol.  A program links it with libkvevents-shared.la,
+# the library's pure helpers, and with the library it publishes through.
 
 noinst_LTLIBRARIES += %reldir%/libkvtool.la
 %canon_reldir%_libkvtool_la_SOURCES = \
@@ -13,8 +12,6 @@ noinst_LTLIBRARIES += %reldir%/libkvtool.la
 	%reldir%/kvtool.c \
 	%reldir%/decode.h \
 	%reldir%/decode.c \
-	%reldir%/relay.h \
-	%reldir%/relay.c \
 	%reldir%/socket.h \
 	%reldir%/replay-client.h
 if HAVE_ZMQ
