@@ -162,9 +162,14 @@ copy_chunk (KvevReplay *replay, guint64 start, Entry *out)
 static gboolean
 send_identity (KvevReplay *replay, zmq_msg_t *identity)
 {
+  gint64 deadline = g_get_monotonic_time () + SEND_TIMEOUT_MS * 1000;
+
   for (;;)
     {
-      zmq_pollitem_t item = { replay->socket, 0, ZMQ_POLLOUT, 0 };
+      /* POLLOUT on the socket says only that some peer has room, maybe
+       * not this one: wait on the stop socket instead, a millisecond at
+       * a time, so that a free does not wait for a slow reader. */
+      zmq_pollitem_t stop = { replay->stop_in, 0, ZMQ_POLLIN, 0 };
       zmq_msg_t copy;
 
       zmq_msg_init (&copy);
@@ -172,7 +177,8 @@ send_identity (KvevReplay *replay, zmq_msg_t *identity)
       if (zmq_msg_send (&copy, replay->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         return TRUE;
       zmq_msg_close (&copy);
-      if (zmq_errno () != EAGAIN || zmq_poll (&item, 1, SEND_TIMEOUT_MS) <= 0)
+      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
+          || zmq_poll (&stop, 1, 1) != 0)
         return FALSE;
     }
 }

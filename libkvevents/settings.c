@@ -57,7 +57,9 @@ check_side_endpoint (const KvevConfig *config, const char *flag, const char *end
     return TRUE;
   if (!check_endpoint (flag, endpoint, error))
     return FALSE;
-  if (strcmp (endpoint, config->bind_endpoint) == 0 || strcmp (endpoint, other) == 0)
+  /* A wildcard port or path takes a fresh one each: equal is fine then. */
+  if (!g_str_has_suffix (endpoint, ":*") && strcmp (endpoint, "ipc://*") != 0
+      && (strcmp (endpoint, config->bind_endpoint) == 0 || strcmp (endpoint, other) == 0))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: two flag names. */

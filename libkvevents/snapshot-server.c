@@ -78,16 +78,20 @@ send_frames (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, 
   zmq_msg_t copy;
   zmq_msg_t message;
 
+  gint64 deadline = g_get_monotonic_time () + SEND_TIMEOUT_MS * 1000;
+
   for (;;)
     {
-      zmq_pollitem_t item = { server->socket, 0, ZMQ_POLLOUT, 0 };
+      /* As replay's: POLLOUT would say only that some peer has room. */
+      zmq_pollitem_t stop = { server->stop_in, 0, ZMQ_POLLIN, 0 };
 
       zmq_msg_init (&copy);
       zmq_msg_copy (&copy, identity);
       if (zmq_msg_send (&copy, server->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         break;
       zmq_msg_close (&copy);
-      if (zmq_errno () != EAGAIN || zmq_poll (&item, 1, SEND_TIMEOUT_MS) <= 0)
+      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
+          || zmq_poll (&stop, 1, 1) != 0)
         {
           if (body_is_malloced)
             free ((void *) body);

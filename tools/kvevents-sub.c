@@ -96,9 +96,6 @@ typedef struct
   guint64 replay_until;
   guint64 replay_recovered;
   gint64 replay_deadline; /* monotonic, µs */
-  /* Replies still to come for requests given up before their end marker:
-   * they are read and dropped. */
-  guint stale_replies;
   GQueue held;
 
   /* --heartbeat-ms. */
@@ -554,7 +551,6 @@ replay_open (Sub *sub, Source *source, GError **error)
       return FALSE;
     }
   source->replay_socket = socket;
-  source->stale_replies = 0;
   return TRUE;
 }
 
@@ -729,12 +725,14 @@ replay_finish (Sub *sub, Source *source, ReplayEnd end)
 
   source->replaying = FALSE;
   if (end == REPLAY_TIMEOUT || end == REPLAY_MALFORMED)
-    {
-      sub->summary.replay_failures++;
-      replay_reset (sub, source);
-    }
-  else if (end != REPLAY_END)
-    source->stale_replies++;
+    sub->summary.replay_failures++;
+  /* A reply goes on to the newest message it holds, and a publisher
+   * waits for a reader that does not take it: the rest of a reply ended
+   * early is refused by closing the socket, so that the publisher serves
+   * the next request at once, and a late answer cannot be taken for the
+   * next one. */
+  if (end != REPLAY_END)
+    replay_reset (sub, source);
   if (lost > 0)
     {
       sub->summary.lost_messages += lost;
@@ -805,12 +803,6 @@ read_replay (Sub *sub, Source *source)
 
       if (reply == KVT_REPLAY_NOTHING)
         break;
-      if (source->stale_replies > 0)
-        {
-          if (reply == KVT_REPLAY_END)
-            source->stale_replies--;
-          continue;
-        }
       /* An answer nobody asked for. */
       if (!source->replaying)
         continue;
