@@ -524,7 +524,14 @@ start_replay (KvevTransport *transport, GError **error)
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  if (!set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
+  /* A whole reply fits in one reader's pipe, so the thread hands it over
+   * at once and serves the next request, however slowly that reader
+   * reads: the messages share the buffer's payloads, so the pipe holds
+   * what the buffer already holds, and a few bytes a message. */
+  if (!set_int_option (socket, ZMQ_SNDHWM,
+                       (int) MIN (settings->replay_buffer_messages, (guint32) G_MAXINT - 2) + 2,
+                       "ZMQ_SNDHWM", error)
+      || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
       || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_ipv6, error)
       || !secure_socket (transport, socket, settings->replay_ipv6, error)
       || (transport->replay_endpoint

@@ -10,13 +10,13 @@ err=${TMPDIR:-/tmp}/test-bench.$$.err
 trap 'rm -f "$out" "$err"' EXIT
 
 keys='"tool": "version": "settings": "system": "hot": "encode": "e2e": "memory": "latency": "targets": "process":'
-figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99":'
+figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99": "stored_cpu.p1.running.replay_idle": "stored_cpu.p1.running.replay_busy": "stored_cpu.p2.running.replay_busy": "ipc.kvev.p1.replay_idle": "tcp.kvev.p1.replay_idle": "tcp.kvev.p1.replay_busy": "replay_off.rss_bytes": "replay.payload_bytes": "replay.rss_bytes": "replay.heap_bytes": "replay.rss_bytes_per_message": "replay.heap_bytes_per_message": "hot.replay.idle": "hot.replay.busy": "e2e.tcp.p1.replay": "memory.replay_buffer":'
 
 set -- $keys
 n_keys=$#
 set -- $figures
 n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1 + 3 + 5 + 1))"
+echo "1..$((2 + n_keys + n_figures + 1 + 3 + 3 + 5 + 1))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -54,6 +54,52 @@ else
     echo "ok $i - output parses as JSON # SKIP no python3"
 fi
 i=$((i + 1))
+
+# The replay figures measure what they say: a client replayed while the
+# busy ones ran, each is a ratio to the same figure without replay, and
+# a full smoke buffer (256 messages) holds its payload in memory.
+replay_check() {
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "ok $i - $2 # SKIP no python3"
+    elif python3 - "$out" "$1" 2>>"$err" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+def figure(section, name):
+    return report[section]["figures"][name]
+def extra(section, name, key):
+    return figure(section, name)["extras"][key]["median"]
+check = sys.argv[2]
+if check == "busy":
+    busy = [("hot", "stored_cpu.p%d.running.replay_busy" % p) for p in (1, 2)] + \
+        [("e2e", "%s.kvev.p1.replay_busy" % t) for t in ("ipc", "tcp")]
+    ok = all(extra(s, f, "replayed_messages") > 0 and extra(s, f, "replayed_bytes_per_s") > 0
+             for s, f in busy)
+elif check == "baselines":
+    ok = all(figure("hot", "stored_cpu.p%d.running.replay_%s" % (p, v))["baseline"] ==
+             "stored_cpu.p%d.running" % p for p in (1, 2) for v in ("idle", "busy")) and \
+        all(figure("e2e", "%s.kvev.p1.replay_%s" % (t, v))["baseline"] == "%s.kvev.p1" % t
+            for t in ("ipc", "tcp") for v in ("idle", "busy")) and \
+        figure("memory", "replay.rss_bytes")["baseline"] == "replay.payload_bytes"
+else:
+    payload = figure("memory", "replay.payload_bytes")["value"]["median"]
+    rss = figure("memory", "replay.rss_bytes")["value"]["median"]
+    per_message = figure("memory", "replay.payload_bytes_per_message")["value"]["median"]
+    ok = extra("memory", "replay.payload_bytes", "buffered_messages") == 256 and \
+        report["memory"]["info"]["replay_buffer_messages"]["median"] == 256 and \
+        payload > 256 * 64 * 40 and rss >= payload and abs(per_message * 256 - payload) < 1e-5 * payload
+sys.exit(0 if ok else 1)
+PY
+    then
+        echo "ok $i - $2"
+    else
+        echo "not ok $i - $2"
+        sed 's/^/# /' "$err"
+    fi
+    i=$((i + 1))
+}
+replay_check busy "the busy replay figures replayed while they were measured"
+replay_check baselines "each replay figure is a ratio to the same figure without replay"
+replay_check memory "a full replay buffer of 256 messages holds its payload in RSS"
 
 # A rate no machine reaches is refused with a message, not run.
 "$bench" --capacity=1e12 --only=latency >"$out" 2>"$err"

@@ -14,11 +14,22 @@
  * the same producers: a bare GAsyncQueue push of a malloc()ed 128-byte
  * item, popped and freed by another thread (running) or left queued
  * (held), and a bare drop-oldest push (full).
+ *
+ * What replay costs the caller is measured in the running mode, where
+ * the worker keeps every message for replay: stored cpu calls on a
+ * second publisher with kv_events_replay_endpoint on ipc:// and its
+ * buffer full (bench-replay.h), with no replay client, in the same
+ * slices as the calls on the publisher without replay they are compared
+ * with, and with a client replaying the whole buffer in a loop
+ * (bench-replay-client.h), in one block as long as the slices together,
+ * right after them.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
 #include "bench-internal.h"
+#include "bench-replay.h"
+#include "bench-replay-client.h"
 #include "bench-sections.h"
 #include "bench-stats.h"
 
@@ -453,6 +464,68 @@ op_label (HotOp op, HotMode mode, guint producers)
                           producers, how);
 }
 
+/* The replay variants of stored_cpu in the running mode. */
+typedef enum
+{
+  REPLAY_IDLE,
+  REPLAY_BUSY,
+  N_REPLAY_VARIANTS,
+} ReplayVariant;
+
+static const char *const replay_ids[] = { "replay_idle", "replay_busy" };
+
+static char *
+replay_label (ReplayVariant variant, guint producers)
+{
+  g_autofree char *call = op_label (OP_STORED_CPU, MODE_RUNNING, producers);
+
+  return g_strdup_printf (variant == REPLAY_IDLE ? _ ("%s, replay on, no client")
+                                                 : _ ("%s, replay on, full replays in a loop"),
+                          call);
+}
+
+/* A publisher with replay on ipc:// and its buffer full, and a paused
+ * client of it. */
+static gboolean
+replay_open (const BenchSettings *settings, guint capacity, KvevPublisher **publisher,
+             BenchReplayClient **client, guint *buffer_messages, GError **error)
+{
+  g_autofree char *endpoint = g_strdup_printf ("ipc://%s/hot-replay-live", settings->tmp_dir);
+  g_autofree char *replay_endpoint = g_strdup_printf ("ipc://%s/hot-replay", settings->tmp_dir);
+  g_autoptr (KvevConfig) config = bench_config_new (endpoint, capacity, TRUE);
+
+  if (!bench_config_set_replay (config, replay_endpoint,
+                                settings->smoke ? BENCH_REPLAY_SMOKE_MESSAGES : 0, error))
+    return FALSE;
+  *buffer_messages = bench_config_replay_messages (config);
+  *publisher = kvev_publisher_new (config, error);
+  if (*publisher == NULL)
+    return FALSE;
+  bench_progress (settings, _ ("hot path: filling a replay buffer of %u messages"),
+                  *buffer_messages);
+  if (!bench_replay_fill (*publisher, settings->key_len, *buffer_messages, capacity, error))
+    return FALSE;
+  *client = bench_replay_client_new (kvev_publisher_get_replay_endpoint (*publisher));
+  return TRUE;
+}
+
+/* One slice of a replay variant: the calls of stored_cpu on the replay
+ * publisher, the client replaying throughout when the variant has it. */
+static gboolean
+run_replay_job (HotJob *job, ReplayVariant variant, BenchReplayClient *client, gint64 slice_ns,
+                gint64 *ns, guint64 *calls, guint64 *dropped, BenchReplayCounts *counts,
+                GError **error)
+{
+  gboolean ok;
+
+  if (variant == REPLAY_BUSY && !bench_replay_client_resume (client, error))
+    return FALSE;
+  ok = run_job (job, slice_ns, ns, calls, dropped, error);
+  if (variant == REPLAY_BUSY)
+    ok = bench_replay_client_pause (client, counts, ok ? error : NULL) && ok;
+  return ok;
+}
+
 gboolean
 bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
 {
@@ -461,11 +534,15 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
   g_autoptr (KvevConfig) config = bench_config_new (endpoint, capacity, TRUE);
   g_autofree char *keys = bench_make_keys (settings->key_len, BENCH_KEY_RING);
   BenchFigure *figures[MAX_PRODUCERS][3][1 + G_N_ELEMENTS (op_names)];
+  BenchFigure *replay_figures[MAX_PRODUCERS][N_REPLAY_VARIANTS];
   BenchSection *section;
   KvevPublisher *publisher;
+  KvevPublisher *replay_publisher = NULL;
+  BenchReplayClient *client = NULL;
+  guint buffer_messages = 0;
   HotJob job = { 0 };
   gboolean ok = TRUE;
-  guint run, p, mode, o, slices;
+  guint run, p, mode, o, v, slices;
   gint64 slice_ns;
 
   publisher = kvev_publisher_new (config, error);
@@ -494,9 +571,22 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
             figures[p][mode][o + 1]
                 = bench_section_add_figure (section, op_id, op_text, "ns/call", baseline);
           }
+        /* Against stored_cpu of the same group: what replay adds. */
+        for (v = 0; mode == MODE_RUNNING && v < N_REPLAY_VARIANTS; v++)
+          {
+            g_autofree char *replay_id
+                = g_strdup_printf ("stored_cpu.p%u.running.%s", p + 1, replay_ids[v]);
+            g_autofree char *replay_text = replay_label ((ReplayVariant) v, p + 1);
+
+            replay_figures[p][v] = bench_section_add_figure (section, replay_id, replay_text,
+                                                             "ns/call", figures[p][mode][1]);
+          }
       }
 
-  job.publisher = publisher;
+  ok = replay_open (settings, capacity, &replay_publisher, &client, &buffer_messages, error);
+  if (ok)
+    bench_section_set_info (section, "replay_buffer_messages", buffer_messages);
+
   job.keys = keys;
   job.key_len = settings->key_len;
   job.calls = settings->smoke ? 256 : 4096;
@@ -516,17 +606,37 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
             gint64 ns[1 + G_N_ELEMENTS (op_names)] = { 0 };
             guint64 calls[1 + G_N_ELEMENTS (op_names)] = { 0 };
             guint64 dropped[1 + G_N_ELEMENTS (op_names)] = { 0 };
+            gint64 replay_ns[N_REPLAY_VARIANTS] = { 0 };
+            guint64 replay_calls[N_REPLAY_VARIANTS] = { 0 };
+            guint64 replay_dropped[N_REPLAY_VARIANTS] = { 0 };
+            BenchReplayCounts counts = { 0 };
             guint slice;
 
+            job.mode = (HotMode) mode;
+            job.producers = p + 1;
             for (slice = 0; ok && slice < slices; slice++)
-              for (o = 0; ok && o <= G_N_ELEMENTS (op_names); o++)
-                {
-                  job.op = o == 0 ? (mode == MODE_FULL ? OP_BARE_DROP : OP_BARE_PUSH)
-                                  : op_names[o - 1].op;
-                  job.mode = (HotMode) mode;
-                  job.producers = p + 1;
-                  ok = run_job (&job, slice_ns, &ns[o], &calls[o], &dropped[o], error);
-                }
+              {
+                job.publisher = publisher;
+                for (o = 0; ok && o <= G_N_ELEMENTS (op_names); o++)
+                  {
+                    job.op = o == 0 ? (mode == MODE_FULL ? OP_BARE_DROP : OP_BARE_PUSH)
+                                    : op_names[o - 1].op;
+                    ok = run_job (&job, slice_ns, &ns[o], &calls[o], &dropped[o], error);
+                  }
+                job.publisher = replay_publisher;
+                job.op = OP_STORED_CPU;
+                if (ok && mode == MODE_RUNNING)
+                  ok = run_replay_job (&job, REPLAY_IDLE, client, slice_ns, &replay_ns[REPLAY_IDLE],
+                                       &replay_calls[REPLAY_IDLE], &replay_dropped[REPLAY_IDLE],
+                                       &counts, error);
+              }
+            /* One block of all the slices, right after them: the client
+             * reads every replay to its end before it stops, which takes
+             * longer than a slice. */
+            if (ok && mode == MODE_RUNNING)
+              ok = run_replay_job (&job, REPLAY_BUSY, client, slice_ns * slices,
+                                   &replay_ns[REPLAY_BUSY], &replay_calls[REPLAY_BUSY],
+                                   &replay_dropped[REPLAY_BUSY], &counts, error);
             for (o = 0; ok && o <= G_N_ELEMENTS (op_names); o++)
               {
                 BenchFigure *figure = figures[p][mode][o];
@@ -535,21 +645,47 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
                 if (o > 0)
                   bench_figure_add_extra (figure, "dropped", (double) dropped[o]);
               }
+            for (v = 0; ok && mode == MODE_RUNNING && v < N_REPLAY_VARIANTS; v++)
+              {
+                BenchFigure *figure = replay_figures[p][v];
+
+                bench_figure_add (figure,
+                                  (double) replay_ns[v] / (double) MAX (replay_calls[v], 1));
+                bench_figure_add_extra (figure, "dropped", (double) replay_dropped[v]);
+                if (v == REPLAY_BUSY)
+                  bench_replay_add_counts (figure, &counts);
+              }
           }
     }
 
   /* A worker that keeps up drops nothing: say so where it did. */
   for (p = 0; ok && p < MAX_PRODUCERS; p++)
-    for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
-      for (o = 1; o <= G_N_ELEMENTS (op_names); o++)
+    {
+      for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
+        for (o = 1; o <= G_N_ELEMENTS (op_names); o++)
+          {
+            BenchFigure *figure = figures[p][mode][o];
+            double dropped = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
+
+            if (mode != MODE_FULL && dropped > 0)
+              bench_figure_set_note (figure, g_strdup_printf (_ ("%.0f events dropped"), dropped));
+          }
+      for (v = 0; v < N_REPLAY_VARIANTS; v++)
         {
-          BenchFigure *figure = figures[p][mode][o];
+          BenchFigure *figure = replay_figures[p][v];
           double dropped = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
+          g_autofree char *replayed = v == REPLAY_BUSY ? bench_replay_note (figure) : NULL;
+          g_autofree char *drops
+              = dropped > 0 ? g_strdup_printf (_ ("%.0f events dropped"), dropped) : NULL;
 
-          if (mode != MODE_FULL && dropped > 0)
-            bench_figure_set_note (figure, g_strdup_printf (_ ("%.0f events dropped"), dropped));
+          if (replayed != NULL || drops != NULL)
+            bench_figure_set_note (figure, g_strjoin ("; ", replayed != NULL ? replayed : drops,
+                                                      replayed != NULL ? drops : NULL, NULL));
         }
+    }
 
+  bench_replay_client_free (client);
+  g_clear_pointer (&replay_publisher, kvev_publisher_free);
   kvev_publisher_free (publisher);
   return ok;
 }

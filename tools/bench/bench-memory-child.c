@@ -6,6 +6,7 @@
 
 #include "bench-memory-child.h"
 #include "bench-internal.h"
+#include "bench-replay.h"
 #include "bench-util.h"
 
 #include <malloc.h>
@@ -16,6 +17,9 @@
 #include <glib/gi18n.h>
 
 #define BARE_ITEM_SIZE 128
+/* Events queued at a time while the replay buffer fills: few, so that
+ * the queue's own memory does not count as the buffer's. */
+#define REPLAY_FILL_ROUND 4096
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #define HAVE_MALLINFO2 1
@@ -46,13 +50,52 @@ heap_bytes (void)
 #endif
 }
 
+typedef struct
+{
+  gint64 rss_before, rss_after, heap_before, heap_after;
+  long peak_kib;
+  guint64 count;
+  guint64 held;
+} Measure;
+
+/* "replay" and "replay_off": n_messages full messages, sent as
+ * bench_replay_fill () sends them, by a publisher with replay on or
+ * not. */
+static gboolean
+measure_replay (gboolean replay, guint n_messages, guint key_len, const char *tmp_dir, Measure *m,
+                GError **error)
+{
+  g_autofree char *endpoint = g_strdup_printf ("ipc://%s/memory-live", tmp_dir);
+  g_autofree char *replay_endpoint = g_strdup_printf ("ipc://%s/memory-replay", tmp_dir);
+  g_autoptr (KvevConfig) config = bench_config_new (endpoint, REPLAY_FILL_ROUND, TRUE);
+  KvevPublisher *publisher;
+  guint64 batches;
+  gboolean ok;
+
+  if (replay && !bench_config_set_replay (config, replay_endpoint, n_messages, error))
+    return FALSE;
+  publisher = kvev_publisher_new (config, error);
+  if (publisher == NULL)
+    return FALSE;
+  batches = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES);
+  m->rss_before = rss_bytes ();
+  m->heap_before = heap_bytes ();
+  ok = bench_replay_fill (publisher, key_len, n_messages, REPLAY_FILL_ROUND, error);
+  m->rss_after = rss_bytes ();
+  m->heap_after = heap_bytes ();
+  m->peak_kib = bench_peak_rss_kib ();
+  m->count = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_MESSAGES)
+                    : kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES) - batches;
+  m->held = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_BYTES) : 0;
+  kvev_publisher_free (publisher);
+  return ok;
+}
+
 int
-bench_memory_child_main (const char *kind, guint n_events, guint key_len)
+bench_memory_child_main (const char *kind, guint n_events, guint key_len, const char *tmp_dir)
 {
   g_autofree char *key = g_malloc (key_len);
-  gint64 rss_before, rss_after, heap_before, heap_after;
-  guint64 depth = 0;
-  long peak_kib;
+  Measure m = { 0 };
   guint i;
 
   if (strcmp (kind, "kvev") == 0)
@@ -67,17 +110,17 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len)
           return 1;
         }
       bench_publisher_hold (publisher, TRUE);
-      rss_before = rss_bytes ();
-      heap_before = heap_bytes ();
+      m.rss_before = rss_bytes ();
+      m.heap_before = heap_bytes ();
       for (i = 0; i < n_events; i++)
         {
           bench_fill_key (key, key_len, i);
           kvev_publish_stored (publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
         }
-      rss_after = rss_bytes ();
-      heap_after = heap_bytes ();
-      depth = bench_publisher_queue_depth (publisher);
-      peak_kib = bench_peak_rss_kib ();
+      m.rss_after = rss_bytes ();
+      m.heap_after = heap_bytes ();
+      m.count = bench_publisher_queue_depth (publisher);
+      m.peak_kib = bench_peak_rss_kib ();
       bench_publisher_hold (publisher, FALSE);
       kvev_publisher_flush (publisher, 30000);
       kvev_publisher_free (publisher);
@@ -87,8 +130,8 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len)
       GAsyncQueue *queue = g_async_queue_new ();
       gpointer item;
 
-      rss_before = rss_bytes ();
-      heap_before = heap_bytes ();
+      m.rss_before = rss_bytes ();
+      m.heap_before = heap_bytes ();
       for (i = 0; i < n_events; i++)
         {
           item = malloc (BARE_ITEM_SIZE);
@@ -97,13 +140,28 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len)
           memset (item, (int) (i & 0xff), BARE_ITEM_SIZE);
           g_async_queue_push (queue, item);
         }
-      rss_after = rss_bytes ();
-      heap_after = heap_bytes ();
-      depth = (guint64) g_async_queue_length (queue);
-      peak_kib = bench_peak_rss_kib ();
+      m.rss_after = rss_bytes ();
+      m.heap_after = heap_bytes ();
+      m.count = (guint64) g_async_queue_length (queue);
+      m.peak_kib = bench_peak_rss_kib ();
       while ((item = g_async_queue_try_pop (queue)) != NULL)
         free (item);
       g_async_queue_unref (queue);
+    }
+  else if (strcmp (kind, "replay") == 0 || strcmp (kind, "replay_off") == 0)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (tmp_dir == NULL)
+        {
+          g_printerr (_ ("kvevents-bench: --memory-child %s needs --tmp-dir\n"), kind);
+          return 2;
+        }
+      if (!measure_replay (strcmp (kind, "replay") == 0, n_events, key_len, tmp_dir, &m, &error))
+        {
+          g_printerr ("kvevents-bench: %s\n", error->message);
+          return 1;
+        }
     }
   else
     {
@@ -112,7 +170,7 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len)
     }
 
   printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-          " %ld %" G_GUINT64_FORMAT "\n",
-          rss_before, rss_after, heap_before, heap_after, peak_kib, depth);
+          " %ld %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+          m.rss_before, m.rss_after, m.heap_before, m.heap_after, m.peak_kib, m.count, m.held);
   return 0;
 }

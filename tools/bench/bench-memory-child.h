@@ -4,13 +4,21 @@
  * KIND "kvev" fills a held publisher's queue to its capacity, n_events,
  * with one stored event per object, distinct keys of key_len bytes;
  * "bare" queues as many malloc()ed 128-byte items in a bare
- * GAsyncQueue.  Before and after, the child reads its resident set
- * (/proc/self/statm) and heap in use (mallinfo2, -1 without it), and at
- * the end its peak RSS (VmHWM), and prints one line:
+ * GAsyncQueue.  KIND "replay" fills the replay buffer of a publisher
+ * with replay on (kv_events_replay_buffer_messages n_events, endpoints
+ * in tmp_dir) with n_events messages of BENCH_REPLAY_BATCH_EVENTS
+ * events (bench-replay.h); "replay_off" sends the same messages from a
+ * publisher without replay, for what publishing alone leaves behind.
+ * Before and after, the child reads its resident set (/proc/self/statm)
+ * and heap in use (mallinfo2, -1 without it), and at the end its peak
+ * RSS (VmHWM), and prints one line:
  *
- *   RSS_BEFORE RSS_AFTER HEAP_BEFORE HEAP_AFTER PEAK_KIB QUEUED
+ *   RSS_BEFORE RSS_AFTER HEAP_BEFORE HEAP_AFTER PEAK_KIB COUNT HELD
  *
- * bytes, then KiB, then events.  Returns the exit status.
+ * bytes, then KiB, then events queued (messages the replay buffer holds
+ * for "replay", messages sent for "replay_off"), then the payload bytes
+ * the replay buffer holds (0 for the other kinds).  Returns the exit
+ * status.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -21,7 +29,7 @@
 
 G_BEGIN_DECLS
 
-int bench_memory_child_main (const char *kind, guint n_events, guint key_len);
+int bench_memory_child_main (const char *kind, guint n_events, guint key_len, const char *tmp_dir);
 
 G_END_DECLS
 

@@ -8,11 +8,20 @@
  * joiner loses nothing that counts.  A phase ends with an end-marker
  * event, repeated until the report arrives (a PUB socket at its
  * high-water mark drops messages, markers included).
+ *
+ * With the end-to-end section the subscriber listens to a third socket:
+ * a second publisher with replay on, over the same transport, its buffer
+ * filled before the subscriber connects (bench-replay.h), which one
+ * producer drives as tcp.kvev.p1 is driven, once with no replay client
+ * and once with a client replaying the whole buffer in a loop
+ * (bench-replay-client.h): what replay costs the live stream.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
 #include "bench-internal.h"
+#include "bench-replay.h"
+#include "bench-replay-client.h"
 #include "bench-sections.h"
 #include "bench-stats.h"
 #include "bench-subscriber.h"
@@ -26,6 +35,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <glib/gi18n.h>
 #include <zmq.h>
@@ -586,13 +598,19 @@ typedef struct
 {
   Target kvev;
   Target raw;
+  Target replay; /* publisher NULL without the end-to-end section */
   void *raw_context;
   KvevConfig *config;
+  KvevConfig *replay_config;
+  BenchReplayClient *client;
+  guint replay_messages;
 } Transport;
 
 static void
 transport_close (Transport *t)
 {
+  bench_replay_client_free (t->client);
+  g_clear_pointer (&t->replay.publisher, kvev_publisher_free);
   g_clear_pointer (&t->kvev.publisher, kvev_publisher_free);
   if (t->raw.raw != NULL)
     zmq_close (t->raw.raw);
@@ -600,12 +618,72 @@ transport_close (Transport *t)
     zmq_ctx_term (t->raw_context);
   g_free (t->kvev.endpoint);
   g_free (t->raw.endpoint);
+  g_free (t->replay.endpoint);
   g_clear_pointer (&t->config, kvev_config_free);
+  g_clear_pointer (&t->replay_config, kvev_config_free);
   memset (t, 0, sizeof *t);
 }
 
+/* A port of 127.0.0.1 free now.  The replay endpoint needs one of its
+ * own: the library refuses a kv_events_replay_endpoint equal to
+ * kv_events_bind_endpoint, "tcp://127.0.0.1:*" included. */
 static gboolean
-transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, GError **error)
+free_tcp_port (guint16 *port, GError **error)
+{
+  struct sockaddr_in address = { 0 };
+  socklen_t len = sizeof address;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+  gboolean ok;
+
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  ok = fd >= 0 && bind (fd, (struct sockaddr *) &address, sizeof address) == 0
+       && getsockname (fd, (struct sockaddr *) &address, &len) == 0;
+  if (!ok)
+    bench_fail (error, _ ("Cannot find a free port on 127.0.0.1: %s"), g_strerror (errno));
+  if (fd >= 0)
+    close (fd);
+  *port = ntohs (address.sin_port);
+  return ok;
+}
+
+/* The publisher with replay on, its buffer full, and a paused client. */
+static gboolean
+transport_open_replay (Transport *t, const BenchSettings *settings, gboolean tcp, GError **error)
+{
+  g_autofree char *endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
+                                  : g_strdup_printf ("ipc://%s/e2e-replay-live", settings->tmp_dir);
+  g_autofree char *replay_endpoint = NULL;
+  guint16 port;
+
+  if (tcp && !free_tcp_port (&port, error))
+    return FALSE;
+  replay_endpoint = tcp ? g_strdup_printf ("tcp://127.0.0.1:%u", port)
+                        : g_strdup_printf ("ipc://%s/e2e-replay", settings->tmp_dir);
+  t->replay_config = bench_config_new (endpoint, QUEUE_CAPACITY, TRUE);
+  if ((settings->smoke && !kvev_config_set (t->replay_config, "kv_events_send_hwm", "64", error))
+      || !bench_config_set_replay (t->replay_config, replay_endpoint,
+                                   settings->smoke ? BENCH_REPLAY_SMOKE_MESSAGES : 0, error))
+    return FALSE;
+  t->replay_messages = bench_config_replay_messages (t->replay_config);
+  t->replay.publisher = kvev_publisher_new (t->replay_config, error);
+  if (t->replay.publisher == NULL)
+    return FALSE;
+  t->replay.endpoint = g_strdup (kvev_publisher_get_endpoint (t->replay.publisher));
+  /* Before any subscriber: nothing to send it, and nothing left over
+   * for the phases to count. */
+  bench_progress (settings, _ ("end to end: filling a replay buffer of %u messages"),
+                  t->replay_messages);
+  if (!bench_replay_fill (t->replay.publisher, settings->key_len, t->replay_messages,
+                          QUEUE_CAPACITY, error))
+    return FALSE;
+  t->client = bench_replay_client_new (kvev_publisher_get_replay_endpoint (t->replay.publisher));
+  return TRUE;
+}
+
+static gboolean
+transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, gboolean replay,
+                GError **error)
 {
   g_autofree char *kvev_endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
                                        : g_strdup_printf ("ipc://%s/e2e-kvev", settings->tmp_dir);
@@ -640,7 +718,23 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, GErro
     return bench_fail (error, _ ("Cannot set up the raw ZeroMQ socket on %s: %s"), raw_endpoint,
                        zmq_strerror (zmq_errno ()));
   t->raw.endpoint = g_strndup (bound, bound_len);
-  return TRUE;
+  return !replay || transport_open_replay (t, settings, tcp, error);
+}
+
+/* A flat-out phase of one producer on the replay publisher, the client
+ * replaying throughout when busy. */
+static gboolean
+run_replay_phase (Net *net, Transport *t, gboolean busy, guint duration_ms, PhaseResult *r,
+                  BenchReplayCounts *counts, GError **error)
+{
+  gboolean ok;
+
+  if (busy && !bench_replay_client_resume (t->client, error))
+    return FALSE;
+  ok = run_phase (net, &t->replay, LOAD_FLAT_OUT, 1, 0, duration_ms, r, error);
+  if (busy)
+    ok = bench_replay_client_pause (t->client, counts, ok ? error : NULL) && ok;
+  return ok;
 }
 
 /* The raw baselines' payloads: a batch as the publisher would send it,
@@ -901,14 +995,15 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       gboolean tcp = tr == 1;
       const char *tname = tcp ? "tcp" : "ipc";
       Transport t;
-      const char *endpoints[3];
+      const char *endpoints[4];
       BenchFigure *raw_figure = NULL, *p1 = NULL, *p2 = NULL;
+      BenchFigure *replay_idle = NULL, *replay_busy = NULL;
       gint64 peak_kib;
       guint run;
 
       if (!e2e && !tcp)
         continue;
-      if (!transport_open (&t, settings, tcp, error))
+      if (!transport_open (&t, settings, tcp, e2e, error))
         {
           transport_close (&t);
           ok = FALSE;
@@ -917,9 +1012,11 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       make_payloads (&net, t.config);
       endpoints[0] = t.kvev.endpoint;
       endpoints[1] = t.raw.endpoint;
-      endpoints[2] = NULL;
+      endpoints[2] = t.replay.endpoint;
+      endpoints[3] = NULL;
       net.sub = sub_spawn (settings, endpoints, error);
-      ok = net.sub != NULL && probe (&net, &t.kvev, error) && probe (&net, &t.raw, error);
+      ok = net.sub != NULL && probe (&net, &t.kvev, error) && probe (&net, &t.raw, error)
+           && (!e2e || probe (&net, &t.replay, error));
 
       /* The first phases after the probes meet a cold connection, queue
        * and subscriber: the first of five rounds measured 0.74M events/s
@@ -931,11 +1028,13 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       if (ok)
         {
           PhaseResult r;
+          BenchReplayCounts counts = { 0 };
 
           bench_progress (settings, _ ("warming up over %s"), tname);
           ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
                && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
-               && (!e2e || run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error));
+               && (!e2e || run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error))
+               && (!e2e || run_replay_phase (&net, &t, TRUE, e2e_ms, &r, &counts, error));
         }
 
       if (ok && e2e)
@@ -950,12 +1049,24 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               = g_strdup_printf (_ ("%s: kvev_publish_stored, 1 producer"), tname);
           g_autofree char *p2_label
               = g_strdup_printf (_ ("%s: kvev_publish_stored, 2 producers"), tname);
+          g_autofree char *idle_id = g_strdup_printf ("%s.kvev.p1.replay_idle", tname);
+          g_autofree char *busy_id = g_strdup_printf ("%s.kvev.p1.replay_busy", tname);
+          g_autofree char *idle_label = g_strdup_printf (
+              _ ("%s: kvev_publish_stored, 1 producer, replay on, no client"), tname);
+          g_autofree char *busy_label = g_strdup_printf (
+              _ ("%s: kvev_publish_stored, 1 producer, replay on, full replays in a loop"), tname);
 
           raw_figure = bench_section_add_figure (e2e_section, raw_id, raw_label, "events/s", NULL);
           p1 = bench_section_add_figure (e2e_section, p1_id, p1_label, "events/s", raw_figure);
           p2 = bench_section_add_figure (e2e_section, p2_id, p2_label, "events/s", raw_figure);
+          /* Against tcp.kvev.p1 (ipc.kvev.p1) of the same run: what
+           * replay costs the live stream. */
+          replay_idle = bench_section_add_figure (e2e_section, idle_id, idle_label, "events/s", p1);
+          replay_busy = bench_section_add_figure (e2e_section, busy_id, busy_label, "events/s", p1);
+          bench_section_set_info (e2e_section, "replay_buffer_messages", t.replay_messages);
           for (run = 0; ok && run < settings->runs; run++)
             {
+              BenchReplayCounts counts = { 0 };
               PhaseResult r;
 
               bench_progress (settings, _ ("end to end over %s, run %u of %u"), tname, run + 1,
@@ -969,12 +1080,26 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               ok = ok && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error);
               if (ok)
                 add_e2e_result (p2, &r);
+              ok = ok && run_replay_phase (&net, &t, FALSE, e2e_ms, &r, &counts, error);
+              if (ok)
+                add_e2e_result (replay_idle, &r);
+              ok = ok && run_replay_phase (&net, &t, TRUE, e2e_ms, &r, &counts, error);
+              if (ok)
+                {
+                  add_e2e_result (replay_busy, &r);
+                  bench_replay_add_counts (replay_busy, &counts);
+                }
             }
           if (ok)
             {
+              g_autofree char *busy_note = e2e_note (replay_busy);
+              g_autofree char *replayed = bench_replay_note (replay_busy);
+
               bench_figure_set_note (raw_figure, e2e_note (raw_figure));
               bench_figure_set_note (p1, e2e_note (p1));
               bench_figure_set_note (p2, e2e_note (p2));
+              bench_figure_set_note (replay_idle, e2e_note (replay_idle));
+              bench_figure_set_note (replay_busy, g_strjoin ("; ", busy_note, replayed, NULL));
             }
         }
 

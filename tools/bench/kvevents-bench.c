@@ -93,6 +93,7 @@ main (int argc, char **argv)
   g_autofree char *only = NULL;
   g_auto (GStrv) subscriber = NULL;
   g_autofree char *memory_child = NULL;
+  g_autofree char *child_tmp_dir = NULL;
   gint memory_events = 65536;
   gdouble capacity = NAN; /* not given: measure it */
   gboolean selected[G_N_ELEMENTS (section_names)] = { FALSE };
@@ -107,7 +108,7 @@ main (int argc, char **argv)
     { "only", 'o', 0, G_OPTION_ARG_STRING, &only,
       N_ ("Run only these sections: hot,encode,e2e,memory,latency"), N_ ("LIST") },
     { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
-      N_ ("Run every section tiny, about a second in all (for tests)"), NULL },
+      N_ ("Run every section tiny, a few seconds in all (for tests)"), NULL },
     { "key-len", 'k', 0, G_OPTION_ARG_INT, &key_len, N_ ("Object key length in bytes (default 40)"),
       N_ ("BYTES") },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_ ("No progress lines on standard error"),
@@ -121,6 +122,7 @@ main (int argc, char **argv)
     { "subscriber", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING_ARRAY, &subscriber, NULL, NULL },
     { "memory-child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &memory_child, NULL, NULL },
     { "memory-events", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &memory_events, NULL, NULL },
+    { "tmp-dir", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &child_tmp_dir, NULL, NULL },
     { NULL },
   };
 
@@ -157,7 +159,8 @@ main (int argc, char **argv)
   if (subscriber != NULL)
     return bench_subscriber_main (subscriber);
   if (memory_child != NULL)
-    return bench_memory_child_main (memory_child, (guint) memory_events, (guint) key_len);
+    return bench_memory_child_main (memory_child, (guint) memory_events, (guint) key_len,
+                                    child_tmp_dir);
 
   if (!parse_only (only, selected, &error))
     {

@@ -43,6 +43,10 @@ endif
 	%reldir%/bench-net.c \
 	%reldir%/bench-subscriber.h \
 	%reldir%/bench-subscriber.c \
+	%reldir%/bench-replay.h \
+	%reldir%/bench-replay.c \
+	%reldir%/bench-replay-client.h \
+	%reldir%/bench-replay-client.c \
 	%reldir%/bench-internal.h \
 	%reldir%/bench-internal.c
 %canon_reldir%_kvevents_bench_CPPFLAGS = $(bench_cppflags) -DKVEV_TESTING
