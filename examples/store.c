@@ -182,7 +182,7 @@ Object *
 store_put_start (Store *store, const char *tenant, const char *key, gsize key_len,
                  const char *group, const Replica *replicas, guint n_replicas, gsize size)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   Object *object;
   guint i;
 
@@ -216,7 +216,7 @@ commit (Store *store, Object *object)
 void
 store_put_end (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   commit (store, object);
 }
 
@@ -225,7 +225,7 @@ store_put_end (Store *store, Object *object)
 void
 store_put_revoke (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   store_erase (store, object);
 }
 
@@ -237,7 +237,7 @@ gboolean
 store_upsert_start (Store *store, Object *object, gsize size, const Replica *replicas,
                     guint n_replicas)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   guint i;
 
@@ -266,7 +266,7 @@ store_upsert_start (Store *store, Object *object, gsize size, const Replica *rep
 void
 store_upsert_end (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   commit (store, object);
 }
 
@@ -276,7 +276,7 @@ store_upsert_end (Store *store, Object *object)
 void
 store_upsert_revoke (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   store_erase (store, object);
 }
 
@@ -285,7 +285,7 @@ store_upsert_revoke (Store *store, Object *object)
 gboolean
 store_task_start (Store *store, Object *object, Task task, KvevReplicaType type, guint client)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   if (object->phase != PHASE_READY || object->task != TASK_NONE)
     return FALSE;
   add_replica (object, type, REPLICA_PROCESSING, client);
@@ -304,7 +304,7 @@ store_task_start (Store *store, Object *object, Task task, KvevReplicaType type,
 void
 store_task_end (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before = object_media (object), after;
   Task task = object->task;
   guint i;
@@ -343,7 +343,7 @@ store_task_end (Store *store, Object *object)
 gboolean
 store_move_replica (Store *store, Object *object, guint index, KvevReplicaType type, guint client)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   Replica *replica;
 
@@ -367,7 +367,7 @@ store_move_replica (Store *store, Object *object, guint index, KvevReplicaType t
 gboolean
 store_evict (Store *store, Object *object, KvevMedia tier)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
   guint i;
 
@@ -397,7 +397,7 @@ store_evict (Store *store, Object *object, KvevMedia tier)
 gboolean
 store_clear_replica (Store *store, Object *object, guint index)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
 
   if (object->phase != PHASE_READY || index >= object->replicas->len)
@@ -423,7 +423,7 @@ store_clear_replica (Store *store, Object *object, guint index)
 void
 store_cleanup_client (Store *store, guint client)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GPtrArray) objects = g_ptr_array_copy (store->objects, NULL, NULL);
   guint i, j;
 
@@ -455,7 +455,7 @@ store_cleanup_client (Store *store, guint client)
 gboolean
 store_remove (Store *store, Object *object)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   KvevMedia before;
 
   if (object->phase != PHASE_READY || object_has_processing_replicas (object)
@@ -475,7 +475,7 @@ store_remove (Store *store, Object *object)
 guint
 store_remove_by_regex (Store *store, const char *tenant, const char *pattern, GError **error)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_RAW, 0, error);
   g_autoptr (GPtrArray) objects = NULL;
   guint i, removed = 0;
@@ -503,7 +503,7 @@ store_remove_by_regex (Store *store, const char *tenant, const char *pattern, GE
 gboolean
 store_remove_all (Store *store, const char *tenant, StoreOplogFunc oplog, gpointer data)
 {
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   g_autoptr (GPtrArray) objects = g_ptr_array_copy (store->objects, NULL, NULL);
   KvevClearScope *scope = kvev_clear_begin (store->publisher, tenant);
   guint i;
@@ -563,7 +563,7 @@ gboolean
 store_snapshot (KvevSnapshot *snapshot, gpointer data, GError **error)
 {
   Store *store = data;
-  g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
+  G_GNUC_UNUSED g_autoptr (GRecMutexLocker) locker = g_rec_mutex_locker_new (&store->lock);
   guint i;
 
   (void) error;
@@ -572,8 +572,8 @@ store_snapshot (KvevSnapshot *snapshot, gpointer data, GError **error)
       const Object *object = g_ptr_array_index (store->objects, i);
 
       if (object->phase == PHASE_READY)
-        kvev_snapshot_add (snapshot, object->tenant,
-                           object->key, object->key_len, object->group, object_media (object));
+        kvev_snapshot_add (snapshot, object->tenant, object->key, object->key_len, object->group,
+                           object_media (object));
     }
   return TRUE;
 }
