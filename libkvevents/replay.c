@@ -139,14 +139,29 @@ find_locked (KvevReplay *replay, guint64 start)
   return low;
 }
 
-/* Copies out up to CHUNK messages from start on; returns how many. */
+/* The newest buffered sequence; FALSE when the buffer is empty. */
+static gboolean
+newest_sequence (KvevReplay *replay, guint64 *newest)
+{
+  gboolean any;
+
+  g_mutex_lock (&replay->lock);
+  any = replay->length > 0;
+  if (any)
+    *newest = entry_at (replay, replay->length - 1)->sequence;
+  g_mutex_unlock (&replay->lock);
+  return any;
+}
+
+/* Copies out up to CHUNK messages from start to until; returns how many. */
 static guint
-copy_chunk (KvevReplay *replay, guint64 start, Entry *out)
+copy_chunk (KvevReplay *replay, guint64 start, guint64 until, Entry *out)
 {
   gsize i, n = 0;
 
   g_mutex_lock (&replay->lock);
-  for (i = find_locked (replay, start); i < replay->length && n < CHUNK; i++, n++)
+  for (i = find_locked (replay, start);
+       i < replay->length && n < CHUNK && entry_at (replay, i)->sequence <= until; i++, n++)
     {
       out[n].sequence = entry_at (replay, i)->sequence;
       zmq_msg_init (&out[n].message);
@@ -207,10 +222,16 @@ answer (KvevReplay *replay, zmq_msg_t *identity, guint64 start)
   const KvevSettings *settings = replay->settings;
   Entry chunk[CHUNK];
   gboolean sending = TRUE;
+  guint64 until = 0;
   guint n, i;
 
   kvev_counter_add (&replay->counts.requests, 1);
-  while (sending && (n = copy_chunk (replay, start, chunk)) > 0)
+  /* The answer ends at what was buffered when the request came: the
+   * messages after it reach the subscriber live, and a reply that chased
+   * the head could never end while the publisher outpaces the reader. */
+  if (!newest_sequence (replay, &until))
+    start = G_MAXUINT64;
+  while (sending && start <= until && (n = copy_chunk (replay, start, until, chunk)) > 0)
     {
       for (i = 0; i < n; i++)
         {
