@@ -25,6 +25,10 @@
 #include "store.h"
 #include "utf8.h"
 
+/* The longest --hold-file keeps a publisher open: a test that forgot its
+ * file must not leave a master behind. */
+#define HOLD_LIMIT_US (G_GINT64_CONSTANT (120) * G_USEC_PER_SEC)
+
 /* ------------------------------------------------------------------------
  * The workload: seeded random operations on the store
  * ------------------------------------------------------------------------ */
@@ -568,6 +572,7 @@ main (int argc, char **argv)
   g_autofree char *truth_path = NULL;
   g_autofree char *stats_path = NULL;
   g_autofree char *close_timeout = NULL;
+  g_autofree char *hold_path = NULL;
   gint64 n_ops = 1000, seed = 1, wait_timeout_ms = -1, idle_ms = 0;
   gint n_tenants = 3, wait_subscribers = 0;
   gboolean quiet = FALSE;
@@ -595,6 +600,10 @@ main (int argc, char **argv)
       N_ ("At the end, write every available object and its tiers as JSON to FILE"), N_ ("FILE") },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &stats_path,
       N_ ("At the end, write the publisher's statistics as JSON to FILE"), N_ ("FILE") },
+    { "hold-file", 0, 0, G_OPTION_ARG_FILENAME, &hold_path,
+      N_ ("After writing --truth and --stats, stay open while FILE exists (at most 120 s), so "
+          "that a subscriber still reading can ask for replays"),
+      N_ ("FILE") },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_ ("Do not print the summary"), NULL },
     { NULL },
   };
@@ -714,6 +723,24 @@ main (int argc, char **argv)
           g_get_prgname (), kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_EVENTS),
           kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES),
           kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS));
+    }
+
+  /* Replay is served only while the publisher is open, and a subscriber
+   * that lags may find a gap long after the last operation. */
+  if (hold_path != NULL)
+    {
+      gint64 hold_deadline = g_get_monotonic_time () + HOLD_LIMIT_US;
+
+      while (g_file_test (hold_path, G_FILE_TEST_EXISTS))
+        {
+          if (g_get_monotonic_time () > hold_deadline)
+            {
+              g_printerr (_ ("%s: %s still exists after 120 s; closing\n"), g_get_prgname (),
+                          hold_path);
+              break;
+            }
+          g_usleep (10 * 1000);
+        }
     }
 
   store_clear (&store);

@@ -57,23 +57,43 @@ field () {
 # run NAME MASTER SEED [FLAG...]: MASTER publishes on an endpoint of its
 # own while kvevents-sub records the stream into $dir/NAME.events; the
 # subscriber ends when the master has closed.  kvevents-sub also takes
-# $sub_flags.
+# $sub_flags.  The master stays open until the subscriber has printed
+# every event it published (or 60 s): a subscriber that lags finds its
+# last gaps after the last operation, and only an open master answers
+# their replays.
 sub_flags=
 run () {
   name=$1 master=$2 seed=$3
   shift 3
   endpoint=ipc://$dir/$name.sock
+  hold=$dir/$name.hold
+  : >"$hold"
   # shellcheck disable=SC2086 # $sub_flags holds several flags, no blanks
   "$SUB" --endpoint="$endpoint" --until-disconnect --timeout-ms=60000 --rcvhwm=0 $sub_flags \
     --summary-json="$dir/$name.summary" >"$dir/$name.events" 2>"$dir/$name.sub-err" &
   sub=$!
-  if "$master" --ops=$OPS --seed="$seed" --tenants=4 --quiet \
-       --enable-kv-events --kv-events-bind-endpoint="$endpoint" \
-       --kv-events-backend-id=oracle --kv-events-send-hwm=0 --kv-events-send-buffer-bytes=0 \
-       --kv-events-close-timeout-ms=30000 \
-       --wait-subscribers=1 --wait-timeout-ms=30000 \
-       --truth="$dir/$name.truth" --stats="$dir/$name.stats" "$@" \
-       2>"$dir/$name.master-err"; then
+  "$master" --ops=$OPS --seed="$seed" --tenants=4 --quiet \
+    --enable-kv-events --kv-events-bind-endpoint="$endpoint" \
+    --kv-events-backend-id=oracle --kv-events-send-hwm=0 --kv-events-send-buffer-bytes=0 \
+    --kv-events-close-timeout-ms=30000 \
+    --wait-subscribers=1 --wait-timeout-ms=30000 --hold-file="$hold" \
+    --truth="$dir/$name.truth" --stats="$dir/$name.stats" "$@" \
+    2>"$dir/$name.master-err" &
+  master_pid=$!
+  waited=0
+  while kill -0 $master_pid 2>/dev/null && test ! -f "$dir/$name.stats" && test $waited -lt 6000; do
+    sleep 0.01
+    waited=$((waited + 1))
+  done
+  published=$(field "$dir/$name.stats" published_events 2>/dev/null) || published=0
+  waited=0
+  while kill -0 $sub 2>/dev/null && test "$(wc -l <"$dir/$name.events")" -lt "$published" &&
+      test $waited -lt 6000; do
+    sleep 0.01
+    waited=$((waited + 1))
+  done
+  rm -f "$hold"
+  if wait $master_pid; then
     wait $sub && return 0
     comment "$dir/$name.sub-err"
     return 1
