@@ -3,7 +3,8 @@
  *
  * A request is [identity, "", "snapshot"].  The answer, all to that
  * identity after the delimiter:
- *   ["header", {"barrier_event_id": B, "publisher_id": ID}]
+ *   ["header", {"barrier_event_id": B, "publisher_id": ID, "backend_id": S,
+ *               "dp_rank": R}]
  *   ["chunk", payload] any number of times, each payload an ordinary
  *     [timestamp_ms, [stored maps], dp_rank], every map's event_id B
  *   ["end", {"objects": N}], or ["error", {"message": TEXT}] instead
@@ -110,29 +111,43 @@ send_frames (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, 
   return TRUE;
 }
 
-/* {key: value} as msgpack, one uint or str member after another. */
+/* One member of a reply's map: a str when text is set, else a uint. */
+typedef struct
+{
+  const char *key;
+  guint64 number;
+  const char *text;
+} Member;
+
 static void
-send_map (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, const char *key1,
-          guint64 number, const char *key2, const char *text)
+send_map (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, const Member *members,
+          guint n_members)
 {
   msgpack_sbuffer buffer;
   msgpack_packer packer;
+  guint i;
 
   msgpack_sbuffer_init (&buffer);
   msgpack_packer_init (&packer, &buffer, msgpack_sbuffer_write);
-  msgpack_pack_map (&packer, (key1 != NULL) + (key2 != NULL));
-  if (key1 != NULL)
+  msgpack_pack_map (&packer, n_members);
+  for (i = 0; i < n_members; i++)
     {
-      msgpack_pack_str_with_body (&packer, key1, strlen (key1));
-      msgpack_pack_uint64 (&packer, number);
-    }
-  if (key2 != NULL)
-    {
-      msgpack_pack_str_with_body (&packer, key2, strlen (key2));
-      msgpack_pack_str_with_body (&packer, text, strlen (text));
+      msgpack_pack_str_with_body (&packer, members[i].key, strlen (members[i].key));
+      if (members[i].text != NULL)
+        msgpack_pack_str_with_body (&packer, members[i].text, strlen (members[i].text));
+      else
+        msgpack_pack_uint64 (&packer, members[i].number);
     }
   send_frames (server, identity, kind, buffer.data, buffer.size, FALSE);
   msgpack_sbuffer_destroy (&buffer);
+}
+
+static void
+send_error (KvevSnapshotServer *server, zmq_msg_t *identity, const char *message)
+{
+  const Member member = { "message", 0, message };
+
+  send_map (server, identity, "error", &member, 1);
 }
 
 static void
@@ -189,8 +204,7 @@ kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *ob
   call = kvev_call_new_keyed (KVEV_MEDIA_NONE, media, tenant_id, tenant_len, object_key, key_bytes,
                               group_id, group_len);
   call->first_event_id = snapshot->barrier;
-  if (!utf8
-      || snapshot->n_events + KVEV_MAX_EVENTS_PER_CALL > settings->max_batch_events)
+  if (!utf8 || snapshot->n_events + KVEV_MAX_EVENTS_PER_CALL > settings->max_batch_events)
     flush_chunk (snapshot);
   n = kvev_call_events (call, 0, !utf8, snapshot->events + snapshot->n_events);
   for (i = 0; i < n; i++)
@@ -231,8 +245,7 @@ answer (KvevSnapshotServer *server, zmq_msg_t *identity)
     {
       g_mutex_unlock (&source->lock);
       kvev_counter_add (&server->counts.refused, 1);
-      send_map (server, identity, "error", NULL, 0, "message",
-                "this publisher has no snapshot function");
+      send_error (server, identity, "this publisher has no snapshot function");
       return;
     }
   snapshot.server = server;
@@ -243,8 +256,18 @@ answer (KvevSnapshotServer *server, zmq_msg_t *identity)
   /* Ids are given in order under the queue's lock: every event accepted
    * before this has an id <= it, every later one a greater id. */
   snapshot.barrier = kvev_queue_last_event_id (server->queue);
-  send_map (server, identity, "header", "barrier_event_id", snapshot.barrier, "publisher_id",
-            settings->instance_id_hex);
+  /* backend_id and dp_rank say whose state it is, even when it holds
+   * no object: a subscriber replaces what it knew of that backend. */
+  {
+    const Member header[] = {
+      { "barrier_event_id", snapshot.barrier, NULL },
+      { "publisher_id", 0, settings->instance_id_hex },
+      { "backend_id", 0, settings->backend_id },
+      { "dp_rank", settings->dp_rank, NULL },
+    };
+
+    send_map (server, identity, "header", header, G_N_ELEMENTS (header));
+  }
   complete = source->func (&snapshot, source->user_data, &error);
   g_mutex_unlock (&source->lock);
   flush_chunk (&snapshot);
@@ -254,13 +277,14 @@ answer (KvevSnapshotServer *server, zmq_msg_t *identity)
 
   if (complete && !snapshot.gone)
     {
-      send_map (server, identity, "end", "objects", snapshot.objects, NULL, NULL);
+      const Member end = { "objects", snapshot.objects, NULL };
+
+      send_map (server, identity, "end", &end, 1);
       return;
     }
   kvev_counter_add (&server->counts.failed, 1);
   if (!snapshot.gone)
-    send_map (server, identity, "error", NULL, 0, "message",
-              error != NULL ? error->message : "the snapshot function failed");
+    send_error (server, identity, error != NULL ? error->message : "the snapshot function failed");
 }
 
 static void
@@ -298,8 +322,7 @@ serve (KvevSnapshotServer *server)
       kvev_counter_add (&server->counts.refused, 1);
       /* A peer that sent a delimiter can take an answer. */
       if (n >= 2 && zmq_msg_size (&frames[1]) == 0)
-        send_map (server, &frames[0], "error", NULL, 0, "message",
-                  "a snapshot request is one frame, \"snapshot\"");
+        send_error (server, &frames[0], "a snapshot request is one frame, \"snapshot\"");
     }
   for (i = 0; i < MIN (n, REQUEST_FRAMES); i++)
     zmq_msg_close (&frames[i]);
@@ -350,7 +373,7 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
       || zmq_bind (server->stop_in, STOP_ENDPOINT) != 0
       || zmq_connect (server->stop_out, STOP_ENDPOINT) != 0)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start snapshots: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
@@ -361,7 +384,7 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
   server->thread = kvev_thread_try_new ("kvev-snapshot", server_main, server, &thread_error);
   if (server->thread == NULL)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start snapshots: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
                    thread_error->message);
       g_error_free (thread_error);
       goto fail;

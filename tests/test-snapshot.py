@@ -208,8 +208,9 @@ for seed in (1, 2, 3):
     master.command("wait 1 10000")
     state, header, end, chunks = bootstrap(master, sub, "churn 20000 %d" % seed)
     truth = master.command("truth")
-    check(header is not None and header["publisher_id"] == master.command("stats")["instance_id"],
-          "seed %d: the header names the barrier and the publisher" % seed)
+    check(header is not None and header["publisher_id"] == master.command("stats")["instance_id"]
+          and header.get("backend_id") == "snapshot" and header.get("dp_rank") == 0,
+          "seed %d: the header names the barrier, the publisher and its backend" % seed)
     check(end is not None and end[0] == b"end", "seed %d: the snapshot ends" % seed)
     stats = master.command("stats")
     check(stats["enqueued_events"] > 3000 + header["barrier_event_id"] if header else False,
