@@ -32,6 +32,8 @@
 #include "endpoint-ipv6.h"
 #include "kvtool.h"
 #include "replay-client.h"
+#include "snapshot-client.h"
+#include "state.h"
 #include "secret.h"
 #include "socket.h"
 #include "z85.h"
@@ -55,6 +57,10 @@ typedef struct
   guint64 event_id_holes;
   guint64 lost_events;
   guint64 event_id_backwards;
+  guint64 snapshots;         /* taken whole */
+  guint64 snapshot_failures; /* refused, failed, malformed or timed out */
+  guint64 snapshot_events;
+  guint64 superseded_events; /* live ones a snapshot already held */
 } Summary;
 
 /* Why a replay ended. */
@@ -98,6 +104,21 @@ typedef struct
   gint64 replay_deadline; /* monotonic, µs */
   GQueue held;
 
+  /* --snapshot-endpoint: a DEALER, or NULL.  A snapshot is wanted before
+   * the first live message is taken, and again when messages were lost
+   * for good or the publisher restarted; while it runs, live messages wait
+   * in held.  The live events at or below its barrier are in it. */
+  char *snapshot_endpoint;
+  void *snapshot_socket;
+  gboolean snapshot_wanted;
+  gboolean snapshotting;
+  gint64 snapshot_deadline; /* monotonic, µs */
+  KvtState *incoming;       /* the snapshot's entries so far */
+  char *incoming_backend;   /* as JSON, from its header */
+  guint64 incoming_barrier;
+  gboolean have_barrier;
+  guint64 barrier;
+
   /* --heartbeat-ms. */
   gint64 last_arrival; /* monotonic, µs */
   gboolean silence_reported;
@@ -121,6 +142,9 @@ typedef struct
   gint replay_timeout_ms;
   gboolean publisher_id;
   gint heartbeat_ms;
+  char **snapshot_endpoints;
+  gint snapshot_timeout_ms;
+  char *state_path;
   /* For the tests: drop this share of live messages on purpose. */
   gdouble test_drop_percent;
   gint64 test_drop_seed;
@@ -137,15 +161,23 @@ typedef struct
   Summary summary;
   GPtrArray *sources;
   guint64 counted;        /* what --count counts: events and skipped entries */
+  KvtState *state;        /* with --state */
   gboolean replay_closed; /* at the end: a gap is lost at once */
 } Sub;
 
 static volatile sig_atomic_t stop_signal = 0;
+static volatile sig_atomic_t state_signal = 0;
 
 static void
 on_stop_signal (int signum)
 {
   stop_signal = signum;
+}
+
+static void
+on_state_signal (int signum)
+{
+  state_signal = signum;
 }
 
 /* Once a stop signal has come and writing to stdout has failed, nothing
@@ -214,13 +246,12 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
           sub->summary.skipped_sequence_numbers += missing;
           sub->summary.lost_messages += missing;
           report (sub, source,
-                  g_dngettext (
-                      KVT_GETTEXT_PACKAGE,
-                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
-                      " number skipped (a lost message or an event the publisher dropped)",
-                      "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
-                      " numbers skipped (lost messages or events the publisher dropped)",
-                      (gulong) MIN (missing, G_MAXULONG)),
+                  g_dngettext (KVT_GETTEXT_PACKAGE,
+                               "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
+                               " number skipped (a lost message or an event the publisher dropped)",
+                               "sequence jumped from %" PRIu64 " to %" PRIu64 ": %" PRIu64
+                               " numbers skipped (lost messages or events the publisher dropped)",
+                               (gulong) MIN (missing, G_MAXULONG)),
                   source->last_sequence, sequence, missing);
         }
     }
@@ -233,6 +264,7 @@ track_sequence (Sub *sub, Source *source, guint64 sequence)
       /* A new publisher numbers its events from 1 again, and has an
        * instance id of its own: its first one is no second restart. */
       source->have_event_id = FALSE;
+      source->have_barrier = FALSE;
       g_clear_pointer (&source->publisher_id, g_free);
     }
   source->have_sequence = TRUE;
@@ -255,6 +287,7 @@ track_publisher (Sub *sub, Source *source, const KvtMessage *message)
               source->publisher_id, message->publisher_id);
       source->have_sequence = FALSE;
       source->have_event_id = FALSE;
+      source->have_barrier = FALSE;
     }
   g_free (source->publisher_id);
   source->publisher_id = g_strdup (message->publisher_id);
@@ -292,6 +325,16 @@ track_event_id (Sub *sub, Source *source, guint64 sequence, guint64 event_id)
   source->last_event_id = event_id;
 }
 
+static void
+print_event (const Sub *sub, const KvtEvent *event)
+{
+  if (!sub->quiet && !output_abandoned ())
+    {
+      fputs (event->line, stdout);
+      putc ('\n', stdout);
+    }
+}
+
 /* Counts and prints one message, in stream order. */
 static void
 emit_message (Sub *sub, Source *source, const KvtMessage *message)
@@ -325,9 +368,14 @@ emit_message (Sub *sub, Source *source, const KvtMessage *message)
     {
       const KvtEvent *event = g_ptr_array_index (message->events, i);
 
-      sub->counted++;
       if (event->has_event_id)
         track_event_id (sub, source, message->sequence, event->event_id);
+      if (source->have_barrier && event->has_event_id && event->event_id <= source->barrier)
+        {
+          sub->summary.superseded_events++;
+          continue;
+        }
+      sub->counted++;
       if (event->error != NULL)
         {
           sub->summary.bad_events++;
@@ -337,16 +385,15 @@ emit_message (Sub *sub, Source *source, const KvtMessage *message)
         }
       sub->summary.events++;
       sub->summary.by_kind[event->kind]++;
-      if (!sub->quiet && !output_abandoned ())
-        {
-          fputs (event->line, stdout);
-          putc ('\n', stdout);
-        }
+      if (sub->state != NULL)
+        kvt_state_apply (sub->state, event);
+      print_event (sub, event);
     }
 }
 
 #ifdef HAVE_ZMQ
 static gboolean replay_start (Sub *sub, Source *source, KvtMessage *message);
+static void release_held (Sub *sub, Source *source);
 #endif
 
 /* A live message, in the order it came: printed now, or, when it shows a
@@ -354,6 +401,8 @@ static gboolean replay_start (Sub *sub, Source *source, KvtMessage *message);
 static void
 take_live (Sub *sub, Source *source, KvtMessage *message)
 {
+  guint64 lost = sub->summary.lost_messages, restarts = sub->summary.restarts;
+
   track_publisher (sub, source, message);
 #ifdef HAVE_ZMQ
   if (message->has_sequence && source->have_sequence && message->sequence > source->last_sequence
@@ -365,6 +414,10 @@ take_live (Sub *sub, Source *source, KvtMessage *message)
     track_sequence (sub, source, message->sequence);
   emit_message (sub, source, message);
   kvt_message_free (message);
+  /* What the stream lost for good, or a new publisher's state, only a
+   * snapshot brings back. */
+  if (sub->summary.lost_messages > lost || sub->summary.restarts > restarts)
+    source->snapshot_wanted = source->snapshot_socket != NULL;
 }
 
 /* A gap that replay filled whole is no problem: nothing was lost. */
@@ -394,6 +447,10 @@ print_summary (const Summary *summary)
               summary->recovered_messages, summary->replay_requests, summary->replay_failures);
   g_printerr (_ ("  lost:            %" PRIu64 " sequence numbers not recovered\n"),
               summary->lost_messages);
+  g_printerr (_ ("  snapshots:       %" PRIu64 " (%" PRIu64 " failed), %" PRIu64 " events; %" PRIu64
+                 " live events already in one\n"),
+              summary->snapshots, summary->snapshot_failures, summary->snapshot_events,
+              summary->superseded_events);
   g_printerr (_ ("  restarts:        %" PRIu64 "\n"), summary->restarts);
   g_printerr (
       _ ("  event_id holes:  %" PRIu64 " (%" PRIu64 " events lost, %" PRIu64 " times backwards)\n"),
@@ -403,15 +460,10 @@ print_summary (const Summary *summary)
               summary->bad_events);
 }
 
-/* Written in place, not replaced: the path may be a symbolic link, a
- * FIFO or /dev/stdout, which a write-and-rename would replace. */
 static gboolean
 write_summary_json (const Summary *summary, const char *path, GError **error)
 {
   g_autoptr (GString) json = g_string_new ("{");
-  gboolean written;
-  FILE *file;
-  int saved_errno;
 
 #define FIELD(name, value)                                                                         \
   g_string_append_printf (json, "%s\"%s\": %" PRIu64, json->len > 1 ? ", " : "", name,             \
@@ -436,22 +488,26 @@ write_summary_json (const Summary *summary, const char *path, GError **error)
   FIELD ("event_id_holes", summary->event_id_holes);
   FIELD ("lost_events", summary->lost_events);
   FIELD ("event_id_backwards", summary->event_id_backwards);
+  FIELD ("snapshots", summary->snapshots);
+  FIELD ("snapshot_failures", summary->snapshot_failures);
+  FIELD ("snapshot_events", summary->snapshot_events);
+  FIELD ("superseded_events", summary->superseded_events);
 #undef FIELD
   g_string_append (json, "}\n");
 
-  /* fclose() reports what the buffered write could not flush. */
-  file = g_fopen (path, "w");
-  written = file != NULL && fwrite (json->str, 1, json->len, file) == json->len;
-  saved_errno = errno;
-  if (file != NULL && fclose (file) != 0 && written)
-    {
-      written = FALSE;
-      saved_errno = errno;
-    }
-  if (!written)
-    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot write %s: %s"), path,
-                 g_strerror (saved_errno));
-  return written;
+  return kvt_write_in_place (path, json, error);
+}
+
+/* --state, at the end and on SIGUSR1. */
+static gboolean
+write_state (const Sub *sub)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (sub->state == NULL || kvt_state_write (sub->state, sub->state_path, &error))
+    return TRUE;
+  g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+  return FALSE;
 }
 
 #ifdef HAVE_ZMQ
@@ -465,7 +521,9 @@ source_close (Source *source)
     zmq_close (source->socket);
   if (source->replay_socket != NULL)
     zmq_close (source->replay_socket);
-  source->monitor = source->socket = source->replay_socket = NULL;
+  if (source->snapshot_socket != NULL)
+    zmq_close (source->snapshot_socket);
+  source->monitor = source->socket = source->replay_socket = source->snapshot_socket = NULL;
 }
 
 /* A socket of type for endpoint, with the options every one of
@@ -536,22 +594,35 @@ socket_connect (void *socket, const char *endpoint, GError **error)
   return FALSE;
 }
 
-/* The DEALER that asks source's replay endpoint; ZeroMQ connects it in the
- * background, and queues a request until it is. */
+/* A DEALER that asks a replay or snapshot endpoint; ZeroMQ connects it in
+ * the background, and queues a request until it is. */
 static gboolean
-replay_open (Sub *sub, Source *source, GError **error)
+dealer_open (Sub *sub, const char *endpoint, void **dealer, GError **error)
 {
-  void *socket = socket_new (sub, ZMQ_DEALER, source->replay_endpoint, error);
+  void *socket = socket_new (sub, ZMQ_DEALER, endpoint, error);
 
   if (socket == NULL)
     return FALSE;
-  if (!socket_connect (socket, source->replay_endpoint, error))
+  if (!socket_connect (socket, endpoint, error))
     {
       zmq_close (socket);
       return FALSE;
     }
-  source->replay_socket = socket;
+  *dealer = socket;
   return TRUE;
+}
+
+/* A request given up on: what it still sends would be taken for the
+ * answer to the next one, so the socket is made anew. */
+static void
+dealer_reset (Sub *sub, Source *source, const char *endpoint, void **dealer)
+{
+  g_autoptr (GError) error = NULL;
+
+  zmq_close (*dealer);
+  *dealer = NULL;
+  if (!dealer_open (sub, endpoint, dealer, &error))
+    report (sub, source, _ ("no more requests to %s: %s"), endpoint, error->message);
 }
 
 static gboolean
@@ -592,26 +663,18 @@ source_open (Sub *sub, Source *source, guint index, GError **error)
     }
 
   if (!socket_connect (source->socket, source->endpoint, error)
-      || (source->replay_endpoint != NULL && !replay_open (sub, source, error)))
+      || (source->replay_endpoint != NULL
+          && !dealer_open (sub, source->replay_endpoint, &source->replay_socket, error))
+      || (source->snapshot_endpoint != NULL
+          && !dealer_open (sub, source->snapshot_endpoint, &source->snapshot_socket, error)))
     return FALSE;
+  /* The first live message is taken after a snapshot. */
+  source->snapshot_wanted = source->snapshot_socket != NULL;
   /* ZeroMQ connects in the background, and retries until the publisher is
    * there: this says the subscription stands, not that it is served. */
   if (!sub->quiet)
     g_printerr (_ ("%s: subscribed to %s\n"), g_get_prgname (), source->endpoint);
   return TRUE;
-}
-
-/* A replay given up on: what it still sends would be taken for the
- * answer to the next request, so the socket is made anew. */
-static void
-replay_reset (Sub *sub, Source *source)
-{
-  g_autoptr (GError) error = NULL;
-
-  zmq_close (source->replay_socket);
-  source->replay_socket = NULL;
-  if (!replay_open (sub, source, &error))
-    report (sub, source, _ ("no more replays: %s"), error->message);
 }
 
 /* Asks the replay endpoint for what is missing before message, which then
@@ -732,16 +795,16 @@ replay_finish (Sub *sub, Source *source, ReplayEnd end)
    * the next request at once, and a late answer cannot be taken for the
    * next one. */
   if (end != REPLAY_END)
-    replay_reset (sub, source);
+    dealer_reset (sub, source, source->replay_endpoint, &source->replay_socket);
   if (lost > 0)
     {
       sub->summary.lost_messages += lost;
       report_replay_loss (sub, source, end, lost);
+      source->snapshot_wanted = source->snapshot_socket != NULL;
     }
   source->have_sequence = TRUE;
   source->last_sequence = source->replay_until - 1;
-  while (!source->replaying && !g_queue_is_empty (&source->held))
-    take_live (sub, source, g_queue_pop_head (&source->held));
+  release_held (sub, source);
 }
 
 static gboolean
@@ -788,6 +851,181 @@ replay_take (Sub *sub, Source *source, const KvtFrame frames[3])
     emit_message (sub, source, message);
   if (message->sequence == source->replay_until - 1)
     replay_finish (sub, source, REPLAY_COMPLETE);
+}
+
+/* Live messages wait while a replay or a snapshot runs. */
+static gboolean
+source_busy (const Source *source)
+{
+  return source->replaying || source->snapshotting;
+}
+
+static void
+snapshot_start (Sub *sub, Source *source)
+{
+  source->snapshot_wanted = FALSE;
+  if (!kvt_snapshot_client_request (source->snapshot_socket))
+    {
+      sub->summary.snapshot_failures++;
+      report (sub, source, _ ("cannot ask %s for a snapshot: %s"), source->snapshot_endpoint,
+              zmq_strerror (zmq_errno ()));
+      return;
+    }
+  source->snapshotting = TRUE;
+  source->snapshot_deadline = g_get_monotonic_time () + (gint64) sub->snapshot_timeout_ms * 1000;
+  g_clear_pointer (&source->incoming_backend, g_free);
+  source->incoming = kvt_state_new ();
+}
+
+/* A snapshot that came whole takes the place of what was known of its
+ * backend, and the live events at or below its barrier are dropped as
+ * already in it; one that did not leaves the state as it was. */
+static void
+snapshot_finish (Sub *sub, Source *source, gboolean whole)
+{
+  source->snapshotting = FALSE;
+  if (whole)
+    {
+      sub->summary.snapshots++;
+      source->have_barrier = TRUE;
+      source->barrier = source->incoming_barrier;
+      if (sub->state != NULL)
+        kvt_state_replace_backend (sub->state, source->incoming_backend, source->incoming);
+    }
+  else
+    {
+      sub->summary.snapshot_failures++;
+      dealer_reset (sub, source, source->snapshot_endpoint, &source->snapshot_socket);
+    }
+  g_clear_pointer (&source->incoming, kvt_state_free);
+  g_clear_pointer (&source->incoming_backend, g_free);
+}
+
+/* The live messages held, in order, until a replay or snapshot starts. */
+static void
+release_held (Sub *sub, Source *source)
+{
+  for (;;)
+    {
+      if (source->snapshot_wanted && !source_busy (source) && !sub->replay_closed)
+        snapshot_start (sub, source);
+      if (source_busy (source) || g_queue_is_empty (&source->held))
+        return;
+      take_live (sub, source, g_queue_pop_head (&source->held));
+    }
+}
+
+/* A JSON value of a header map as a number. */
+static gboolean
+member_uint (GHashTable *members, const char *name, guint64 *value)
+{
+  const char *text = g_hash_table_lookup (members, name);
+
+  return text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, value, NULL);
+}
+
+static gboolean
+snapshot_header (Source *source, const KvtFrame *body)
+{
+  g_autoptr (GHashTable) members = kvt_decode_map (body->data, body->size);
+  const char *backend = members != NULL ? g_hash_table_lookup (members, "backend_id") : NULL;
+
+  if (backend == NULL || backend[0] != '"'
+      || !member_uint (members, "barrier_event_id", &source->incoming_barrier))
+    return FALSE;
+  source->incoming_backend = g_strdup (backend);
+  return TRUE;
+}
+
+static gboolean
+snapshot_chunk (Sub *sub, Source *source, const KvtFrame *body)
+{
+  const char *label = sub->sources->len > 1 ? source->endpoint : NULL;
+  g_autoptr (KvtMessage) chunk
+      = kvt_decode_snapshot_chunk (body->data, body->size, sub->format, label);
+  guint i;
+
+  if (chunk->error != NULL)
+    {
+      report (sub, source, _ ("a chunk of the snapshot from %s is unusable: %s"),
+              source->snapshot_endpoint, chunk->error);
+      return FALSE;
+    }
+  for (i = 0; i < chunk->events->len; i++)
+    {
+      const KvtEvent *event = g_ptr_array_index (chunk->events, i);
+
+      if (event->error != NULL || event->kind != KVT_EVENT_STORED
+          || !kvt_state_apply (source->incoming, event))
+        {
+          report (sub, source, _ ("an event of the snapshot from %s is unusable: %s"),
+                  source->snapshot_endpoint,
+                  event->error != NULL ? event->error : _ ("not a stored event of an object"));
+          return FALSE;
+        }
+      sub->summary.snapshot_events++;
+      print_event (sub, event);
+    }
+  return TRUE;
+}
+
+static void
+read_snapshot (Sub *sub, Source *source)
+{
+  g_autoptr (GArray) parts = kvt_parts_new ();
+  guint taken = 0;
+
+  while (source->snapshot_socket != NULL && taken++ < 256)
+    {
+      KvtFrame body;
+      KvtSnapshotReply reply = kvt_snapshot_client_receive (source->snapshot_socket, parts, &body);
+      g_autoptr (GHashTable) members = NULL;
+
+      if (reply == KVT_SNAPSHOT_NOTHING)
+        break;
+      /* An answer nobody asked for. */
+      if (!source->snapshotting)
+        continue;
+      source->snapshot_deadline
+          = g_get_monotonic_time () + (gint64) sub->snapshot_timeout_ms * 1000;
+      if (reply == KVT_SNAPSHOT_HEADER && source->incoming_backend == NULL
+          && snapshot_header (source, &body))
+        continue;
+      if (reply == KVT_SNAPSHOT_CHUNK && source->incoming_backend != NULL)
+        {
+          if (!snapshot_chunk (sub, source, &body))
+            snapshot_finish (sub, source, FALSE);
+          continue;
+        }
+      if (reply == KVT_SNAPSHOT_END && source->incoming_backend != NULL)
+        {
+          report (sub, source, _ ("snapshot from %s: %u entries, barrier event_id %" PRIu64),
+                  source->snapshot_endpoint, kvt_state_size (source->incoming),
+                  source->incoming_barrier);
+          snapshot_finish (sub, source, TRUE);
+        }
+      else if (reply == KVT_SNAPSHOT_ERROR)
+        {
+          const char *text;
+
+          members = kvt_decode_map (body.data, body.size);
+          text = members != NULL ? g_hash_table_lookup (members, "message") : NULL;
+          report (sub, source, _ ("%s could not make a snapshot: %s"), source->snapshot_endpoint,
+                  text != NULL ? text : _ ("no reason given"));
+          snapshot_finish (sub, source, FALSE);
+        }
+      else
+        {
+          report (
+              sub, source,
+              _ ("%s sent a snapshot reply that is not [\"\", header, map], "
+                 "[\"\", chunk, payload], [\"\", end, map] or [\"\", error, map] in that order"),
+              source->snapshot_endpoint);
+          snapshot_finish (sub, source, FALSE);
+        }
+      release_held (sub, source);
+    }
+  kvt_parts_clear (parts);
 }
 
 static void
@@ -849,10 +1087,8 @@ receive_one (Sub *sub, Source *source)
     }
   message = kvt_decode_message (frames, parts->len, sub->format, label);
   kvt_parts_clear (parts);
-  if (source->replaying)
-    g_queue_push_tail (&source->held, message);
-  else
-    take_live (sub, source, message);
+  g_queue_push_tail (&source->held, message);
+  release_held (sub, source);
   return TRUE;
 }
 
@@ -966,7 +1202,7 @@ any_replaying (const Sub *sub)
   guint i;
 
   for (i = 0; i < sub->sources->len; i++)
-    if (((const Source *) g_ptr_array_index (sub->sources, i))->replaying)
+    if (source_busy (g_ptr_array_index (sub->sources, i)))
       return TRUE;
   return FALSE;
 }
@@ -989,6 +1225,15 @@ check_timers (Sub *sub, long wait_ms)
         replay_finish (sub, source, REPLAY_TIMEOUT);
       if (source->replaying)
         wait_ms = MIN (wait_ms, (long) ((source->replay_deadline - now) / 1000 + 1));
+      if (source->snapshotting && now >= source->snapshot_deadline)
+        {
+          report (sub, source, _ ("%s did not answer the snapshot within %d ms"),
+                  source->snapshot_endpoint, sub->snapshot_timeout_ms);
+          snapshot_finish (sub, source, FALSE);
+          release_held (sub, source);
+        }
+      if (source->snapshotting)
+        wait_ms = MIN (wait_ms, (long) ((source->snapshot_deadline - now) / 1000 + 1));
       if (sub->heartbeat_ms > 0 && !source->silence_reported)
         {
           if (now - source->last_arrival >= silence_us)
@@ -1024,14 +1269,24 @@ finish_replays (Sub *sub)
       if (source->replaying && !count_reached (sub) && stop_signal == 0)
         replay_finish (sub, source, REPLAY_STOPPED);
       source->replaying = FALSE;
+      if (source->snapshotting)
+        {
+          report (sub, source, _ ("stopped before the snapshot from %s ended"),
+                  source->snapshot_endpoint);
+          snapshot_finish (sub, source, FALSE);
+        }
       g_queue_clear_full (&source->held, (GDestroyNotify) kvt_message_free);
     }
 }
 
+/* The sockets a source polls: live, monitor, replay, snapshot. */
+#define ITEMS 4
+
 static gboolean
 run (Sub *sub, GError **error)
 {
-  /* The sockets of source i are items[3 * i] on: live, monitor, replay.
+  /* The sockets of source i are items[ITEMS * i] on: live, monitor,
+   * replay, snapshot.
    * An item without a socket would be polled as file descriptor 0, and a
    * closed pipe on standard input would then never stop being ready, so
    * the absent ones are left out and item_of says where each one is. */
@@ -1049,8 +1304,8 @@ run (Sub *sub, GError **error)
       return FALSE;
     }
 
-  items = g_new0 (zmq_pollitem_t, sub->sources->len * 3);
-  item_of = g_new (guint, sub->sources->len * 3);
+  items = g_new0 (zmq_pollitem_t, sub->sources->len * ITEMS);
+  item_of = g_new (guint, sub->sources->len * ITEMS);
   for (i = 0; i < sub->sources->len && ok; i++)
     {
       Source *source = g_ptr_array_index (sub->sources, i);
@@ -1088,12 +1343,13 @@ run (Sub *sub, GError **error)
       wait_ms = check_timers (sub, wait_ms);
 
       /* Made anew each time: a replay socket is replaced after a failure. */
-      for (i = 0; i < sub->sources->len * 3; i++)
+      for (i = 0; i < sub->sources->len * ITEMS; i++)
         {
-          Source *source = g_ptr_array_index (sub->sources, i / 3);
-          void *socket = i % 3 == 0   ? source->socket
-                         : i % 3 == 1 ? source->monitor
-                                      : source->replay_socket;
+          Source *source = g_ptr_array_index (sub->sources, i / ITEMS);
+          void *socket = i % ITEMS == 0   ? source->socket
+                         : i % ITEMS == 1 ? source->monitor
+                         : i % ITEMS == 2 ? source->replay_socket
+                                          : source->snapshot_socket;
 
           item_of[i] = G_MAXUINT;
           if (socket == NULL)
@@ -1115,7 +1371,8 @@ run (Sub *sub, GError **error)
       for (i = 0; rc > 0 && i < sub->sources->len; i++)
         {
           Source *source = g_ptr_array_index (sub->sources, i);
-          guint live = item_of[3 * i], monitor = item_of[3 * i + 1], replay = item_of[3 * i + 2];
+          guint live = item_of[ITEMS * i], monitor = item_of[ITEMS * i + 1];
+          guint replay = item_of[ITEMS * i + 2], snapshot = item_of[ITEMS * i + 3];
           guint taken = 0;
 
           /* A bounded run per socket keeps one busy publisher from
@@ -1130,9 +1387,16 @@ run (Sub *sub, GError **error)
             read_monitor (sub, source);
           if (replay != G_MAXUINT && (items[replay].revents & ZMQ_POLLIN))
             read_replay (sub, source);
+          if (snapshot != G_MAXUINT && (items[snapshot].revents & ZMQ_POLLIN))
+            read_snapshot (sub, source);
         }
       if (!output_abandoned ())
         fflush (stdout);
+      if (state_signal != 0)
+        {
+          state_signal = 0;
+          write_state (sub);
+        }
     }
   finish_replays (sub);
 
@@ -1254,6 +1518,9 @@ sub_clear (Sub *sub)
   g_strfreev (sub->endpoints);
   g_strfreev (sub->topics);
   g_strfreev (sub->replay_endpoints);
+  g_strfreev (sub->snapshot_endpoints);
+  g_free (sub->state_path);
+  g_clear_pointer (&sub->state, kvt_state_free);
   g_free (sub->summary_json);
   g_clear_pointer (&sub->test_drop, g_rand_free);
 #ifdef HAVE_ZMQ
@@ -1269,9 +1536,24 @@ source_free (gpointer data)
 
   g_free (source->endpoint);
   g_free (source->replay_endpoint);
+  g_free (source->snapshot_endpoint);
+  g_free (source->incoming_backend);
+  kvt_state_free (source->incoming);
   g_free (source->publisher_id);
   g_queue_clear_full (&source->held, (GDestroyNotify) kvt_message_free);
   g_free (source);
+}
+
+/* An option given for each --endpoint, in order, or not at all. */
+static gboolean
+one_for_each_endpoint (const Sub *sub, const char *option, char **values)
+{
+  if (values == NULL || g_strv_length (values) == g_strv_length (sub->endpoints))
+    return TRUE;
+  g_printerr (_ ("%s: %s is given %u times for %u --endpoint: give one for each, in order (an "
+                 "empty one for none)\n"),
+              g_get_prgname (), option, g_strv_length (values), g_strv_length (sub->endpoints));
+  return FALSE;
 }
 
 int
@@ -1319,6 +1601,17 @@ main (int argc, char **argv)
       N_ ("ENDPOINT") },
     { "replay-timeout-ms", 0, 0, G_OPTION_ARG_INT, &sub.replay_timeout_ms,
       N_ ("Give up on a replay that sends nothing for T milliseconds (default 5000)"), N_ ("T") },
+    { "snapshot-endpoint", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sub.snapshot_endpoints,
+      N_ ("Take a snapshot from this ENDPOINT before the first event, and again after a loss "
+          "or a restart, one for each --endpoint in order (empty: none)"),
+      N_ ("ENDPOINT") },
+    { "snapshot-timeout-ms", 0, 0, G_OPTION_ARG_INT, &sub.snapshot_timeout_ms,
+      N_ ("Give up on a snapshot that sends nothing for T milliseconds (default 30000)"),
+      N_ ("T") },
+    { "state", 0, 0, G_OPTION_ARG_FILENAME, &sub.state_path,
+      N_ ("Keep the availability the events describe and write it to FILE, one JSON object "
+          "an entry, at the end and on SIGUSR1"),
+      N_ ("FILE") },
     { "publisher-id", 0, 0, G_OPTION_ARG_NONE, &sub.publisher_id,
       N_ ("Take a new publisher_id in the events for a restart, even when the sequence goes on"),
       NULL },
@@ -1349,6 +1642,8 @@ main (int argc, char **argv)
   sigemptyset (&action.sa_mask);
   sigaction (SIGINT, &action, NULL);
   sigaction (SIGTERM, &action, NULL);
+  action.sa_handler = on_state_signal;
+  sigaction (SIGUSR1, &action, NULL);
   /* A closed standard output ends the subscription like any failed
    * write, with the summary and status 1, not with a silent death. */
   signal (SIGPIPE, SIG_IGN);
@@ -1357,6 +1652,7 @@ main (int argc, char **argv)
   g_set_prgname ("kvevents-sub");
   sub.rcvhwm = 1000;
   sub.replay_timeout_ms = 5000;
+  sub.snapshot_timeout_ms = 30000;
 
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
@@ -1400,10 +1696,10 @@ main (int argc, char **argv)
                   g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
-  if (sub.heartbeat_ms < 0 || sub.replay_timeout_ms < 1)
+  if (sub.heartbeat_ms < 0 || sub.replay_timeout_ms < 1 || sub.snapshot_timeout_ms < 1)
     {
-      g_printerr (_ ("%s: --heartbeat-ms takes a number of at least 0, --replay-timeout-ms one "
-                     "of at least 1\n"),
+      g_printerr (_ ("%s: --heartbeat-ms takes a number of at least 0, --replay-timeout-ms and "
+                     "--snapshot-timeout-ms one of at least 1\n"),
                   g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
@@ -1412,15 +1708,11 @@ main (int argc, char **argv)
       g_printerr (_ ("%s: --test-drop-percent takes a number from 0 to 100\n"), g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
-  if (sub.replay_endpoints != NULL
-      && g_strv_length (sub.replay_endpoints) != g_strv_length (sub.endpoints))
-    {
-      g_printerr (_ ("%s: --replay-endpoint is given %u times for %u --endpoint: give one for "
-                     "each, in order (an empty one for none)\n"),
-                  g_get_prgname (), g_strv_length (sub.replay_endpoints),
-                  g_strv_length (sub.endpoints));
-      return KVT_EXIT_USAGE;
-    }
+  if (!one_for_each_endpoint (&sub, "--replay-endpoint", sub.replay_endpoints)
+      || !one_for_each_endpoint (&sub, "--snapshot-endpoint", sub.snapshot_endpoints))
+    return KVT_EXIT_USAGE;
+  if (sub.state_path != NULL)
+    sub.state = kvt_state_new ();
   if (sub.test_drop_percent > 0)
     sub.test_drop = g_rand_new_with_seed ((guint32) sub.test_drop_seed);
   if ((curve_server_key == NULL) != (curve_secret_key_file == NULL))
@@ -1464,6 +1756,8 @@ main (int argc, char **argv)
       source->endpoint = g_strdup (sub.endpoints[i]);
       if (sub.replay_endpoints != NULL && sub.replay_endpoints[i][0] != '\0')
         source->replay_endpoint = g_strdup (sub.replay_endpoints[i]);
+      if (sub.snapshot_endpoints != NULL && sub.snapshot_endpoints[i][0] != '\0')
+        source->snapshot_endpoint = g_strdup (sub.snapshot_endpoints[i]);
       g_queue_init (&source->held);
       g_ptr_array_add (sources, source);
     }
@@ -1473,8 +1767,8 @@ main (int argc, char **argv)
   if (!ok)
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
-      status = g_error_matches (error, KVT_ERROR, KVT_ERROR_USAGE) ? KVT_EXIT_USAGE
-                                                                   : KVT_EXIT_FAILURE;
+      status
+          = g_error_matches (error, KVT_ERROR, KVT_ERROR_USAGE) ? KVT_EXIT_USAGE : KVT_EXIT_FAILURE;
       g_clear_error (&error);
     }
 
@@ -1500,6 +1794,8 @@ main (int argc, char **argv)
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
       status = KVT_EXIT_FAILURE;
     }
+  if (!write_state (&sub))
+    status = KVT_EXIT_FAILURE;
   if (sub.strict && problems (&sub.summary) > 0 && status == KVT_EXIT_OK)
     status = KVT_EXIT_FAILURE;
 

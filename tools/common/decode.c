@@ -570,6 +570,7 @@ typedef struct
   const char *topic;
   gsize topic_len;
   guint64 sequence;
+  gboolean snapshot; /* a snapshot's chunk, which has no sequence */
   GString *timestamp_json;
   GString *timestamp_text;
   GString *dp_rank_json; /* NULL when the batch has none */
@@ -610,8 +611,12 @@ begin_line (const Batch *batch, KvtEventKind kind, GString *line)
           kvt_json_append_bytes (line, batch->topic, batch->topic_len, TRUE);
           g_string_append (line, ", ");
         }
-      g_string_append_printf (line, "\"sequence\": %" PRIu64 ", \"timestamp\": %s, ",
-                              batch->sequence, batch->timestamp_json->str);
+      if (batch->snapshot)
+        g_string_append_printf (line, "\"snapshot\": true, \"timestamp\": %s, ",
+                                batch->timestamp_json->str);
+      else
+        g_string_append_printf (line, "\"sequence\": %" PRIu64 ", \"timestamp\": %s, ",
+                                batch->sequence, batch->timestamp_json->str);
       if (batch->dp_rank_json != NULL)
         g_string_append_printf (line, "\"dp_rank\": %s, ", batch->dp_rank_json->str);
       g_string_append_printf (line, "\"kind\": \"%s\", \"event\": {", kvt_event_kind_name (kind));
@@ -626,9 +631,13 @@ begin_line (const Batch *batch, KvtEventKind kind, GString *line)
           kvt_json_append_bytes (line, batch->topic, batch->topic_len, TRUE);
           g_string_append_c (line, ' ');
         }
-      g_string_append_printf (
-          line, "%8" PRIu64 " %-24s dp=%-3s %-7s ", batch->sequence, batch->timestamp_text->str,
-          batch->dp_rank_json != NULL ? batch->dp_rank_json->str : "-", kvt_event_kind_name (kind));
+      if (batch->snapshot)
+        g_string_append_printf (line, "%8s ", "snapshot");
+      else
+        g_string_append_printf (line, "%8" PRIu64 " ", batch->sequence);
+      g_string_append_printf (line, "%-24s dp=%-3s %-7s ", batch->timestamp_text->str,
+                              batch->dp_rank_json != NULL ? batch->dp_rank_json->str : "-",
+                              kvt_event_kind_name (kind));
     }
 }
 
@@ -702,6 +711,29 @@ skipped_event (char *error, gboolean has_event_id, guint64 event_id)
   return event;
 }
 
+/* The fields a subscriber keeping the state needs, in KvtEvent's order. */
+enum
+{
+  STATE_BACKEND,
+  STATE_TENANT,
+  STATE_KEY,
+  STATE_MEDIUM,
+};
+
+static const char *const state_names[] = { "backend_id", "tenant_id", "object_key", "medium" };
+
+/* The index of key in state_names, or past its end. */
+static guint
+state_field (const MpItem *key)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (state_names); i++)
+    if (item_is_str (key, state_names[i]))
+      break;
+  return i;
+}
+
 /* Decodes the event that fills event_bytes (already known to be one
  * complete value).  Never NULL: an event that cannot be decoded comes
  * back skipped, with its error. */
@@ -728,6 +760,8 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       const char *const *names;
       guint64 event_id = 0;
       g_autoptr (GString) publisher_id = NULL;
+      GString *state[G_N_ELEMENTS (state_names)] = { NULL };
+      guint field;
 
       /* First pass: the fields that say what the event is. */
       for (i = 0; i < item.size; i++)
@@ -740,6 +774,11 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
               /* Kept as JSON, so that any value compares and prints. */
               publisher_id = g_string_new (NULL);
               render_value (&reader, publisher_id, 1);
+            }
+          else if ((field = state_field (&key)) < G_N_ELEMENTS (state) && state[field] == NULL)
+            {
+              state[field] = g_string_new (NULL);
+              render_value (&reader, state[field], 1);
             }
           else if (item_is_str (&key, "event_type") || item_is_str (&key, "type")
                    || item_is_str (&key, "event_id"))
@@ -793,7 +832,19 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
           event->event_id = event_id;
           event->kind = kind;
           event->line = g_string_free (g_steal_pointer (&line), FALSE);
+          if (state[STATE_BACKEND] != NULL && state[STATE_TENANT] != NULL)
+            {
+              event->backend_id = g_string_free (g_steal_pointer (&state[STATE_BACKEND]), FALSE);
+              event->tenant_id = g_string_free (g_steal_pointer (&state[STATE_TENANT]), FALSE);
+              if (state[STATE_KEY] != NULL)
+                event->object_key = g_string_free (g_steal_pointer (&state[STATE_KEY]), FALSE);
+              if (state[STATE_MEDIUM] != NULL)
+                event->medium = g_string_free (g_steal_pointer (&state[STATE_MEDIUM]), FALSE);
+            }
         }
+      for (field = 0; field < G_N_ELEMENTS (state); field++)
+        if (state[field] != NULL)
+          g_string_free (state[field], TRUE);
       /* A skipped event still says which publisher sent it. */
       if (publisher_id != NULL)
         event->publisher_id = g_string_free (g_steal_pointer (&publisher_id), FALSE);
@@ -812,8 +863,8 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
           g_autofree char *shown = describe (&tag);
 
           return skipped_event (
-              g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown),
-              FALSE, 0);
+              g_strdup_printf (_ ("event %u has an unknown event type %s"), index, shown), FALSE,
+              0);
         }
       begin_line (batch, kind, line);
       write_array_fields (&reader, &tag, item.size, names, &writer);
@@ -958,6 +1009,10 @@ event_free (gpointer data)
   g_free (event->line);
   g_free (event->error);
   g_free (event->publisher_id);
+  g_free (event->backend_id);
+  g_free (event->tenant_id);
+  g_free (event->object_key);
+  g_free (event->medium);
   g_free (event);
 }
 
@@ -992,6 +1047,59 @@ kvt_decode_message (const KvtFrame *frames, gsize n_frames, KvtFormat format, co
   batch.sequence = message->sequence;
   decode_payload (message, &batch, frames[2].data, frames[2].data != NULL ? frames[2].size : 0);
   return message;
+}
+
+KvtMessage *
+kvt_decode_snapshot_chunk (const void *payload, gsize len, KvtFormat format, const char *endpoint)
+{
+  KvtMessage *message = g_new0 (KvtMessage, 1);
+  Batch batch = { 0 };
+
+  message->events = g_ptr_array_new_with_free_func (event_free);
+  batch.format = format;
+  batch.endpoint = endpoint;
+  batch.snapshot = TRUE;
+  decode_payload (message, &batch, payload, payload != NULL ? len : 0);
+  return message;
+}
+
+GHashTable *
+kvt_decode_map (const void *data, gsize len)
+{
+  g_autoptr (GHashTable) members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  MpReader reader;
+  MpItem map;
+  gsize i;
+
+  reader_init (&reader, data, data != NULL ? len : 0);
+  if (!skip_value (&reader) || reader.pos != len)
+    return NULL;
+  reader_init (&reader, data, len);
+  read_item (&reader, &map);
+  if (map.type != MP_MAP)
+    return NULL;
+  for (i = 0; i < map.size; i++)
+    {
+      MpItem key;
+      GString *value = g_string_new (NULL);
+
+      read_item (&reader, &key);
+      render_value (&reader, value, 1);
+      /* The first of a repeated key counts, as for an event's fields. */
+      if (key.type == MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
+        {
+          char *name = g_strndup ((const char *) key.bytes, key.size);
+
+          if (!g_hash_table_contains (members, name))
+            {
+              g_hash_table_insert (members, name, g_string_free (value, FALSE));
+              continue;
+            }
+          g_free (name);
+        }
+      g_string_free (value, TRUE);
+    }
+  return g_steal_pointer (&members);
 }
 
 void

@@ -49,6 +49,13 @@ typedef struct
                        * skipped event keeps the event_id it carried, if any */
   char *publisher_id; /* its publisher_id as JSON (kvevents(7), PUBLISHER
                        * IDENTITY), or NULL when the map has none */
+  /* What the event is about, each as JSON, for a subscriber that keeps the
+   * state: backend_id and tenant_id, or both NULL when a map lacks one
+   * (and for vLLM's tagged events); object_key and medium, or NULL. */
+  char *backend_id;
+  char *tenant_id;
+  char *object_key;
+  char *medium;
 } KvtEvent;
 
 typedef struct
@@ -75,6 +82,17 @@ typedef struct
  * kvt_message_free (). */
 KvtMessage *kvt_decode_message (const KvtFrame *frames, gsize n_frames, KvtFormat format,
                                 const char *endpoint);
+
+/* Decodes one chunk of a snapshot (kvevents(7), SNAPSHOTS): a payload
+ * as in a live message, shown with "snapshot": true where a live one
+ * shows its sequence.  Never NULL; free with kvt_message_free (). */
+KvtMessage *kvt_decode_snapshot_chunk (const void *payload, gsize len, KvtFormat format,
+                                       const char *endpoint);
+
+/* A msgpack map (a snapshot's header or end) as its str keys and each
+ * value as JSON; NULL when data is not exactly one map.  Free with
+ * g_hash_table_unref (). */
+GHashTable *kvt_decode_map (const void *data, gsize len);
 
 void kvt_message_free (KvtMessage *message);
 

@@ -7,9 +7,12 @@
 #include "kvtool.h"
 #include "utf8.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 /* The quark's name is a token clang-format would read as a subtraction. */
 /* clang-format off */
@@ -147,4 +150,26 @@ kvt_connect_endpoint_is_valid (const char *endpoint)
         return FALSE;
     }
   return port >= 1;
+}
+
+gboolean
+kvt_write_in_place (const char *path, const GString *text, GError **error)
+{
+  gboolean written;
+  int saved_errno;
+  FILE *file;
+
+  /* fclose() reports what the buffered write could not flush. */
+  file = g_fopen (path, "w");
+  written = file != NULL && fwrite (text->str, 1, text->len, file) == text->len;
+  saved_errno = errno;
+  if (file != NULL && fclose (file) != 0 && written)
+    {
+      written = FALSE;
+      saved_errno = errno;
+    }
+  if (!written)
+    g_set_error (error, KVT_ERROR, KVT_ERROR_FAILED, _ ("Cannot write %s: %s"), path,
+                 g_strerror (saved_errno));
+  return written;
 }

@@ -29,6 +29,11 @@ typedef enum
  * the library's is then read from too. */
 void kvt_init_i18n (void);
 
+/* Writes text to path in place, not replacing it: the path may be a
+ * symbolic link, a FIFO or /dev/stdout, which a write-and-rename would
+ * replace.  FALSE with error set when any of it could not be written. */
+gboolean kvt_write_in_place (const char *path, const GString *text, GError **error);
+
 /* Appends len bytes as lowercase hexadecimal digits. */
 void kvt_append_hex (GString *out, const void *data, gsize len);
 
