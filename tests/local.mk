@@ -234,7 +234,10 @@ tests_oracle_master_broken_CPPFLAGS = $(tests_oracle_master_CPPFLAGS)
 tests_oracle_master_broken_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=kvev_publish_delta
 tests_oracle_master_broken_LDADD = $(tests_oracle_master_LDADD)
 TESTS += tests/test-oracle.sh
-EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py
+EXTRA_DIST += tests/test-oracle.sh tests/oracle-rebuild.py tests/oracle-env.sh
+# The same master and subscriber, converging through snapshots.
+TESTS += tests/test-convergence.sh
+EXTRA_DIST += tests/test-convergence.sh
 
 # The fuzz targets' corpus and saved crash inputs, replayed through
 # replay-TARGET in every build (tests/fuzz/local.mk builds them).

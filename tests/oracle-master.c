@@ -25,8 +25,8 @@
 #include "store.h"
 #include "utf8.h"
 
-/* The longest --hold-file keeps a publisher open: a test that forgot its
- * file must not leave a master behind. */
+/* The longest --hold-file or --resume-file keeps a master waiting: a test
+ * that forgot its file must not leave a master behind. */
 #define HOLD_LIMIT_US (G_GINT64_CONSTANT (120) * G_USEC_PER_SEC)
 
 /* ------------------------------------------------------------------------
@@ -563,6 +563,95 @@ write_truth (Store *store, const char *path, GError **error)
   return g_file_set_contents (path, json->str, (gssize) json->len, error);
 }
 
+/* One thread's share of the operations.  Each runs under the store's
+ * lock whole: the workload picks objects from the store's lists, which
+ * another thread's operation may change.  The events go out from every
+ * thread, as from a master's request handlers. */
+typedef struct
+{
+  Workload workload;
+  gint64 n_ops;
+} Share;
+
+static gpointer
+run_share (gpointer data)
+{
+  Share *share = data;
+  Store *store = share->workload.store;
+
+  for (gint64 op = 0; op < share->n_ops; op++)
+    {
+      g_rec_mutex_lock (&store->lock);
+      run_one (&share->workload);
+      g_rec_mutex_unlock (&store->lock);
+    }
+  return NULL;
+}
+
+/* Runs n_ops operations over n_threads threads, each with a random
+ * sequence of its own drawn from workload's.  With one thread it is
+ * workload's own sequence, so that a seed always makes the same store. */
+static void
+run_ops (Workload *workload, gint64 n_ops, guint n_threads)
+{
+  g_autofree Share *shares = NULL;
+  g_autofree GThread **threads = NULL;
+  guint i, op;
+
+  if (n_threads <= 1)
+    {
+      for (gint64 n = 0; n < n_ops; n++)
+        run_one (workload);
+      return;
+    }
+  shares = g_new0 (Share, n_threads);
+  threads = g_new0 (GThread *, n_threads);
+  for (i = 0; i < n_threads; i++)
+    {
+      shares[i].workload = *workload;
+      shares[i].workload.rand = g_rand_new_with_seed (g_rand_int (workload->rand));
+      memset (shares[i].workload.done, 0, sizeof shares[i].workload.done);
+      shares[i].workload.cleared = 0;
+      shares[i].n_ops = n_ops / n_threads + (i < n_ops % n_threads);
+      threads[i] = g_thread_new ("oracle-master", run_share, &shares[i]);
+    }
+  for (i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      for (op = 0; op < N_OPS; op++)
+        workload->done[op] += shares[i].workload.done[op];
+      workload->cleared += shares[i].workload.cleared;
+      g_rand_free (shares[i].workload.rand);
+    }
+}
+
+/* Waits while path exists (wait_for_absence) or until it does, at most
+ * HOLD_LIMIT_US. */
+static void
+wait_on_file (const char *path, gboolean wait_for_absence)
+{
+  gint64 deadline = g_get_monotonic_time () + HOLD_LIMIT_US;
+
+  while (g_file_test (path, G_FILE_TEST_EXISTS) == wait_for_absence)
+    {
+      if (g_get_monotonic_time () > deadline)
+        {
+          g_printerr (_ ("%s: waited 120 s for %s; going on\n"), g_get_prgname (), path);
+          return;
+        }
+      g_usleep (10 * 1000);
+    }
+}
+
+static gboolean
+write_stats (KvevPublisher *publisher, const char *path, GError **error)
+{
+  g_autofree char *json = kvev_publisher_stats_json (publisher);
+  g_autofree char *line = g_strconcat (json, "\n", NULL);
+
+  return g_file_set_contents (path, line, -1, error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -573,6 +662,10 @@ main (int argc, char **argv)
   g_autofree char *stats_path = NULL;
   g_autofree char *close_timeout = NULL;
   g_autofree char *hold_path = NULL;
+  g_autofree char *resume_path = NULL;
+  gint64 silent_ops = 0, pause_at = -1;
+  gint n_threads = 1;
+  KvevPublisher *silent = NULL;
   gint64 n_ops = 1000, seed = 1, wait_timeout_ms = -1, idle_ms = 0;
   gint n_tenants = 3, wait_subscribers = 0;
   gboolean quiet = FALSE;
@@ -600,6 +693,19 @@ main (int argc, char **argv)
       N_ ("At the end, write every available object and its tiers as JSON to FILE"), N_ ("FILE") },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &stats_path,
       N_ ("At the end, write the publisher's statistics as JSON to FILE"), N_ ("FILE") },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &n_threads,
+      N_ ("Run the operations on N threads at once (default 1; with more, a seed no longer "
+          "makes the same store)"),
+      N_ ("N") },
+    { "silent-ops", 0, 0, G_OPTION_ARG_INT64, &silent_ops,
+      N_ ("First run N operations of the seed's workload without publishing them, as a "
+          "restarted master restores its objects"),
+      N_ ("N") },
+    { "pause-at", 0, 0, G_OPTION_ARG_INT64, &pause_at,
+      N_ ("After N of the --ops operations, write --stats and wait until --resume-file exists"),
+      N_ ("N") },
+    { "resume-file", 0, 0, G_OPTION_ARG_FILENAME, &resume_path,
+      N_ ("The file --pause-at waits for (at most 120 s)"), N_ ("FILE") },
     { "hold-file", 0, 0, G_OPTION_ARG_FILENAME, &hold_path,
       N_ ("After writing --truth and --stats, stay open while FILE exists (at most 120 s), so "
           "that a subscriber still reading can ask for replays"),
@@ -622,6 +728,14 @@ main (int argc, char **argv)
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KVT_EXIT_USAGE;
+    }
+  if (n_threads < 1 || n_threads > 64 || silent_ops < 0 || pause_at > n_ops
+      || (pause_at >= 0) != (resume_path != NULL))
+    {
+      g_printerr (_ ("%s: --threads takes a number from 1 to 64, --silent-ops one of at least 0, "
+                     "and --pause-at, at most --ops, goes with --resume-file\n"),
+                  g_get_prgname ());
       return KVT_EXIT_USAGE;
     }
   if (n_ops < 0 || n_tenants < 1 || n_tenants > 1000 || wait_subscribers < 0 || idle_ms < 0)
@@ -655,6 +769,9 @@ main (int argc, char **argv)
       return KVT_EXIT_FAILURE;
     }
   store_init (&store, publisher);
+  /* Under the store's lock, which every operation holds (kvevents(7),
+   * SNAPSHOTS); the walk may run whenever a subscriber asks. */
+  kvev_publisher_set_snapshot_func (publisher, store_snapshot, &store, NULL);
 
   workload.store = &store;
   workload.rand = g_rand_new_with_seed ((guint32) seed);
@@ -667,8 +784,29 @@ main (int argc, char **argv)
    * keep meeting them again. */
   workload.key_space = (guint) CLAMP (n_ops / 40, 16, 100000);
 
-  for (gint64 op = 0; op < n_ops; op++)
-    run_one (&workload);
+  if (silent_ops > 0)
+    {
+      g_autoptr (KvevConfig) off = kvev_config_new ();
+
+      /* A disabled publisher takes every call and sends nothing. */
+      silent = kvev_publisher_new (off, NULL);
+      g_rec_mutex_lock (&store.lock);
+      store.publisher = silent;
+      run_ops (&workload, silent_ops, 1);
+      store.publisher = publisher;
+      g_rec_mutex_unlock (&store.lock);
+    }
+  if (pause_at >= 0)
+    {
+      run_ops (&workload, pause_at, (guint) n_threads);
+      if (stats_path != NULL && !write_stats (publisher, stats_path, &error))
+        {
+          g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+          g_clear_error (&error);
+        }
+      wait_on_file (resume_path, FALSE);
+    }
+  run_ops (&workload, n_ops - MAX (pause_at, 0), (guint) n_threads);
   /* A subscriber learns of a loss only from a later message: with
    * kv_events_heartbeat_ms, the heartbeats of an idle spell are the ones
    * after the last event (kvevents(7), HEARTBEATS). */
@@ -690,17 +828,11 @@ main (int argc, char **argv)
       g_clear_error (&error);
       status = KVT_EXIT_FAILURE;
     }
-  if (stats_path != NULL)
+  if (stats_path != NULL && !write_stats (publisher, stats_path, &error))
     {
-      g_autofree char *json = kvev_publisher_stats_json (publisher);
-      g_autofree char *line = g_strconcat (json, "\n", NULL);
-
-      if (!g_file_set_contents (stats_path, line, -1, &error))
-        {
-          g_printerr ("%s: %s\n", g_get_prgname (), error->message);
-          g_clear_error (&error);
-          status = KVT_EXIT_FAILURE;
-        }
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      g_clear_error (&error);
+      status = KVT_EXIT_FAILURE;
     }
   if (!quiet)
     {
@@ -728,23 +860,13 @@ main (int argc, char **argv)
   /* Replay is served only while the publisher is open, and a subscriber
    * that lags may find a gap long after the last operation. */
   if (hold_path != NULL)
-    {
-      gint64 hold_deadline = g_get_monotonic_time () + HOLD_LIMIT_US;
+    wait_on_file (hold_path, TRUE);
 
-      while (g_file_test (hold_path, G_FILE_TEST_EXISTS))
-        {
-          if (g_get_monotonic_time () > hold_deadline)
-            {
-              g_printerr (_ ("%s: %s still exists after 120 s; closing\n"), g_get_prgname (),
-                          hold_path);
-              break;
-            }
-          g_usleep (10 * 1000);
-        }
-    }
-
+  /* No walk may run on a store that is going away. */
+  kvev_publisher_set_snapshot_func (publisher, NULL, NULL, NULL);
   store_clear (&store);
   kvev_publisher_free (publisher);
+  kvev_publisher_free (silent);
   g_strfreev (workload.tenants);
   g_rand_free (workload.rand);
   return status;

@@ -3,8 +3,11 @@
 # compare it with the master's own.
 #
 #   oracle-rebuild.py --events FILE --truth FILE --backend ID
+#   oracle-rebuild.py --state FILE --truth FILE --backend ID
 #
-# FILE of events is kvevents-sub's JSON output (one object a line); the
+# FILE of events is kvevents-sub's JSON output (one object a line); a
+# state FILE is what kvevents-sub --state wrote, the availability it
+# rebuilt itself (snapshots included), which is then compared as it is; the
 # truth is tests/oracle-master's --truth.  The availability is a set of
 # (backend, tenant, key, medium): stored adds, removed discards (removed is
 # idempotent: a removed for something never stored is fine), cleared drops
@@ -75,6 +78,20 @@ def rebuild(path, backend, counts):
     return available
 
 
+def load_state(path):
+    state = set()
+    with open(path, "rb") as entries:
+        for number, line in enumerate(entries, 1):
+            try:
+                entry = json.loads(line)
+                state.add((entry["backend_id"], as_bytes(entry["tenant_id"]),
+                           as_bytes(entry["object_key"]), entry["medium"]))
+            except (ValueError, KeyError, TypeError) as error:
+                print("# %s:%d: unusable entry: %s" % (path, number, error))
+                sys.exit(2)
+    return state
+
+
 def load_truth(path, backend):
     truth = set()
     with open(path, "rb") as source:
@@ -88,17 +105,21 @@ def load_truth(path, backend):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--events", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--events")
+    source.add_argument("--state")
     parser.add_argument("--truth", required=True)
     parser.add_argument("--backend", required=True)
     args = parser.parse_args()
 
     counts = {"stored": 0, "removed": 0, "cleared": 0, "bin keys": 0,
               "keys with NUL": 0}
-    available = rebuild(args.events, args.backend, counts)
+    if args.state is not None:
+        available = load_state(args.state)
+    else:
+        available = rebuild(args.events, args.backend, counts)
+        print("# events: " + ", ".join("%s %d" % item for item in counts.items()))
     truth = load_truth(args.truth, args.backend)
-
-    print("# events: " + ", ".join("%s %d" % item for item in counts.items()))
     print("# rebuilt %d entries, truth %d" % (len(available), len(truth)))
     missing = sorted(truth - available)
     extra = sorted(available - truth)

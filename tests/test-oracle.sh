@@ -23,23 +23,8 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-PYTHON=${PYTHON_INTEROP:-/usr/bin/python3}
-
-if test "${KVEV_HAVE_ZMQ:-0}" != 1; then
-  echo "1..0 # SKIP built without ZeroMQ: nothing is published"
-  exit 0
-fi
-if ! "$PYTHON" -c 'import json' 2>/dev/null; then
-  echo "1..0 # SKIP no usable Python at $PYTHON"
-  exit 0
-fi
-
-SUB=$top_builddir/tools/kvevents-sub
-MASTER=$top_builddir/tests/oracle-master
+. "${top_srcdir:-.}/tests/oracle-env.sh"
 BROKEN=$top_builddir/tests/oracle-master-broken
-ORACLE=$top_srcdir/tests/oracle-rebuild.py
 OPS=20000
 SEEDS="1 2 3"
 
@@ -48,11 +33,6 @@ trap 'rm -rf "$dir"' EXIT
 
 echo "1..28"
 . "$top_srcdir/tests/tap.sh"
-
-# field FILE NAME: one number of a flat JSON object.
-field () {
-  "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
-}
 
 # run NAME MASTER SEED [FLAG...]: MASTER publishes on an endpoint of its
 # own while kvevents-sub records the stream into $dir/NAME.events; the
