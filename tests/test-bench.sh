@@ -9,14 +9,14 @@ out=${TMPDIR:-/tmp}/test-bench.$$.json
 err=${TMPDIR:-/tmp}/test-bench.$$.err
 trap 'rm -f "$out" "$err"' EXIT
 
-keys='"tool": "version": "settings": "system": "hot": "encode": "e2e": "memory": "latency": "targets": "process":'
-figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99": "stored_cpu.p1.running.replay_idle": "stored_cpu.p1.running.replay_busy": "stored_cpu.p2.running.replay_busy": "ipc.kvev.p1.replay_idle": "tcp.kvev.p1.replay_idle": "tcp.kvev.p1.replay_busy": "replay_off.rss_bytes": "replay.payload_bytes": "replay.rss_bytes": "replay.heap_bytes": "replay.rss_bytes_per_message": "replay.heap_bytes_per_message": "hot.replay.idle": "hot.replay.busy": "e2e.tcp.p1.replay": "memory.replay_buffer":'
+keys='"tool": "version": "settings": "system": "hot": "encode": "e2e": "memory": "latency": "snapshot": "targets": "process":'
+figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99": "stored_cpu.p1.running.replay_idle": "stored_cpu.p1.running.replay_busy": "stored_cpu.p2.running.replay_busy": "ipc.kvev.p1.replay_idle": "tcp.kvev.p1.replay_idle": "tcp.kvev.p1.replay_busy": "replay_off.rss_bytes": "replay.payload_bytes": "replay.rss_bytes": "replay.heap_bytes": "replay.rss_bytes_per_message": "replay.heap_bytes_per_message": "hot.replay.idle": "hot.replay.busy": "e2e.tcp.p1.replay": "memory.replay_buffer": "walk10000.ms": "walk10000.objects_per_s": "walk10000.peak_rss_growth_kib": "stored_cpu.p1.locked": "stored_cpu.p1.locked.walk_busy": "thread_cpu_ns_per_call": "lock_waits": "store_locks": "snapshot.hot.walk_busy": "snapshot.walk.1000000":'
 
 set -- $keys
 n_keys=$#
 set -- $figures
 n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1 + 3 + 3 + 5 + 1))"
+echo "1..$((2 + n_keys + n_figures + 1 + 3 + 1 + 3 + 5 + 1))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -100,6 +100,30 @@ PY
 replay_check busy "the busy replay figures replayed while they were measured"
 replay_check baselines "each replay figure is a ratio to the same figure without replay"
 replay_check memory "a full replay buffer of 256 messages holds its payload in RSS"
+
+# The snapshot figures measure what they say: the client read chunks to
+# the end, snapshots ran while the busy calls did, the peak RSS was
+# measured, and the busy calls are a ratio to the same calls without.
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "ok $i - the snapshot figures read whole snapshots # SKIP no python3"
+elif python3 - "$out" 2>>"$err" <<'PY'
+import json, sys
+figures = json.load(open(sys.argv[1]))["snapshot"]["figures"]
+walk = figures["walk10000.ms"]
+busy = figures["stored_cpu.p1.locked.walk_busy"]
+ok = walk["value"]["median"] > 0 and walk["extras"]["chunks"]["median"] > 0 and \
+    walk["extras"]["bytes"]["median"] > 10000 * 40 and \
+    figures["walk10000.peak_rss_growth_kib"]["value"]["median"] is not None and \
+    busy["baseline"] == "stored_cpu.p1.locked" and busy["extras"]["snapshots"]["median"] >= 1
+sys.exit(0 if ok else 1)
+PY
+then
+    echo "ok $i - the snapshot figures read whole snapshots"
+else
+    echo "not ok $i - the snapshot figures read whole snapshots"
+    sed 's/^/# /' "$err"
+fi
+i=$((i + 1))
 
 # A rate no machine reaches is refused with a message, not run.
 "$bench" --capacity=1e12 --only=latency >"$out" 2>"$err"

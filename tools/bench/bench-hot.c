@@ -260,14 +260,6 @@ bare_drain (HotJob *job)
   job->bare_depth = 0;
 }
 
-static gboolean
-flush (KvevPublisher *publisher, GError **error)
-{
-  if (!kvev_publisher_flush (publisher, 30000))
-    return bench_fail (error, _ ("The publisher did not drain its queue in 30 s"));
-  return TRUE;
-}
-
 /* Fills a held publisher's queue to capacity, untimed. */
 static void
 fill_publisher (HotJob *job)
@@ -356,7 +348,7 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
           if (kvev && bench_publisher_queue_depth (job->publisher) + round_events > job->capacity)
             {
               bench_publisher_hold (job->publisher, FALSE);
-              if (!(ok = flush (job->publisher, error)))
+              if (!(ok = bench_publisher_drain (job->publisher, error)))
                 break;
               bench_publisher_hold (job->publisher, TRUE);
             }
@@ -374,7 +366,7 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
       /* Back to an idle worker that keeps up. */
       if (job->mode == MODE_RUNNING)
         {
-          if (kvev && !(ok = flush (job->publisher, error)))
+          if (kvev && !(ok = bench_publisher_drain (job->publisher, error)))
             break;
           while (!kvev && __atomic_load_n (&job->bare_consumed, __ATOMIC_ACQUIRE) < pushed)
             g_usleep (20);
@@ -395,7 +387,7 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
     {
       bench_publisher_hold (job->publisher, FALSE);
       if (ok)
-        ok = flush (job->publisher, error);
+        ok = bench_publisher_drain (job->publisher, error);
       *dropped += kvev_publisher_stat (job->publisher, KVEV_STAT_DROPPED_EVENTS) - dropped_before;
     }
   else

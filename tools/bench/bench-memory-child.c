@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <glib/gi18n.h>
 
 #define BARE_ITEM_SIZE 128
@@ -24,18 +23,6 @@
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #define HAVE_MALLINFO2 1
 #endif
-
-static gint64
-rss_bytes (void)
-{
-  g_autofree char *text = NULL;
-  long long size, resident;
-
-  if (!g_file_get_contents ("/proc/self/statm", &text, NULL, NULL)
-      || sscanf (text, "%lld %lld", &size, &resident) != 2)
-    return -1;
-  return (gint64) resident * sysconf (_SC_PAGESIZE);
-}
 
 static gint64
 heap_bytes (void)
@@ -78,10 +65,10 @@ measure_replay (gboolean replay, guint n_messages, guint key_len, const char *tm
   if (publisher == NULL)
     return FALSE;
   batches = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES);
-  m->rss_before = rss_bytes ();
+  m->rss_before = bench_rss_bytes ();
   m->heap_before = heap_bytes ();
   ok = bench_replay_fill (publisher, key_len, n_messages, REPLAY_FILL_ROUND, error);
-  m->rss_after = rss_bytes ();
+  m->rss_after = bench_rss_bytes ();
   m->heap_after = heap_bytes ();
   m->peak_kib = bench_peak_rss_kib ();
   m->count = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_MESSAGES)
@@ -110,14 +97,14 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
           return 1;
         }
       bench_publisher_hold (publisher, TRUE);
-      m.rss_before = rss_bytes ();
+      m.rss_before = bench_rss_bytes ();
       m.heap_before = heap_bytes ();
       for (i = 0; i < n_events; i++)
         {
           bench_fill_key (key, key_len, i);
           kvev_publish_stored (publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
         }
-      m.rss_after = rss_bytes ();
+      m.rss_after = bench_rss_bytes ();
       m.heap_after = heap_bytes ();
       m.count = bench_publisher_queue_depth (publisher);
       m.peak_kib = bench_peak_rss_kib ();
@@ -130,7 +117,7 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
       GAsyncQueue *queue = g_async_queue_new ();
       gpointer item;
 
-      m.rss_before = rss_bytes ();
+      m.rss_before = bench_rss_bytes ();
       m.heap_before = heap_bytes ();
       for (i = 0; i < n_events; i++)
         {
@@ -140,7 +127,7 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
           memset (item, (int) (i & 0xff), BARE_ITEM_SIZE);
           g_async_queue_push (queue, item);
         }
-      m.rss_after = rss_bytes ();
+      m.rss_after = bench_rss_bytes ();
       m.heap_after = heap_bytes ();
       m.count = (guint64) g_async_queue_length (queue);
       m.peak_kib = bench_peak_rss_kib ();

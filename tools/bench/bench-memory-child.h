@@ -19,6 +19,10 @@
  * for "replay", messages sent for "replay_off"), then the payload bytes
  * the replay buffer holds (0 for the other kinds).  Returns the exit
  * status.
+ *
+ * KIND "snapshot" is bench-snapshot.c's (bench_snapshot_child_main ()),
+ * with a protocol of its own: a publisher whose snapshots walk n_events
+ * objects, its client the parent.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -51,11 +51,8 @@ signal_answered (BenchReplayClient *client)
   g_mutex_unlock (&client->lock);
 }
 
-/* Receives one reply, every frame of it, into frames (the first
- * REPLY_FRAMES; the rest are counted and closed); returns how many it
- * had. */
-static guint
-receive_reply (void *socket, zmq_msg_t *frames)
+guint
+bench_receive_frames (void *socket, zmq_msg_t *frames, guint n_frames)
 {
   guint n = 0;
   gboolean more = TRUE;
@@ -63,7 +60,7 @@ receive_reply (void *socket, zmq_msg_t *frames)
   while (more)
     {
       zmq_msg_t extra;
-      zmq_msg_t *frame = n < REPLY_FRAMES ? &frames[n] : &extra;
+      zmq_msg_t *frame = n < n_frames ? &frames[n] : &extra;
 
       zmq_msg_init (frame);
       if (zmq_msg_recv (frame, socket, 0) < 0)
@@ -112,7 +109,7 @@ read_replay (BenchReplayClient *client, void *socket, gboolean *answered)
           return FALSE;
         }
       last = g_get_monotonic_time ();
-      n = receive_reply (socket, frames);
+      n = bench_receive_frames (socket, frames, REPLY_FRAMES);
       if (n != REPLY_FRAMES || zmq_msg_size (&frames[0]) != 0
           || zmq_msg_size (&frames[2]) != sizeof sequence_be)
         {

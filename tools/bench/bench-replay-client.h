@@ -19,6 +19,7 @@
 #define KVEV_BENCH_REPLAY_CLIENT_H
 
 #include <glib.h>
+#include <zmq.h>
 
 G_BEGIN_DECLS
 
@@ -48,6 +49,11 @@ gboolean bench_replay_client_pause (BenchReplayClient *client, BenchReplayCounts
                                     GError **error);
 
 void bench_replay_client_free (BenchReplayClient *client);
+
+/* Receives one multipart message, every frame of it, into frames (the
+ * first n_frames; the rest are received and closed); returns how many
+ * it had. */
+guint bench_receive_frames (void *socket, zmq_msg_t *frames, guint n_frames);
 
 G_END_DECLS
 

@@ -55,8 +55,8 @@ bench_replay_fill (KvevPublisher *publisher, guint key_len, guint n_messages, gu
           kvev_publish_stored (publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
         }
       bench_publisher_hold (publisher, FALSE);
-      if (!kvev_publisher_flush (publisher, 30000))
-        return bench_fail (error, _ ("The publisher did not drain its queue in 30 s"));
+      if (!bench_publisher_drain (publisher, error))
+        return FALSE;
     }
   dropped = kvev_publisher_stat (publisher, KVEV_STAT_DROPPED_EVENTS) - dropped;
   batches = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES) - batches;

@@ -22,6 +22,12 @@ gboolean bench_memory (BenchReport *report, const BenchSettings *settings, GErro
  * otherwise. */
 gboolean bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e,
                     gboolean latency, GError **error);
+/* bench-snapshot.c: snapshots of 10^4 to 10^6 objects read by a client,
+ * the memory they take, and the publish call while they run. */
+gboolean bench_snapshot (BenchReport *report, const BenchSettings *settings, GError **error);
+/* The publisher process of its memory figures, --memory-child snapshot
+ * (bench-memory-child.h); returns the exit status. */
+int bench_snapshot_child_main (guint n_objects, guint key_len, const char *tmp_dir);
 
 G_END_DECLS
 

@@ -126,6 +126,20 @@ bench_add_targets (BenchReport *report)
           ratio_of (report, "memory", "replay.rss_bytes_per_message"), BENCH_AT_MOST, 1.25, "x",
           _ ("replay.rss_bytes_per_message / replay.payload_bytes_per_message"));
     }
+  if (bench_report_find_section (report, "snapshot") != NULL)
+    {
+      /* A walk runs on a thread of the library's and holds an object's
+       * lock only while it adds that object: the master's calls should
+       * barely feel it. */
+      bench_report_add_target (
+          report, "snapshot.hot.walk_busy", _ ("Hot path during snapshots in a loop, 1 producer"),
+          ratio_of (report, "snapshot", "stored_cpu.p1.locked.walk_busy"), BENCH_AT_MOST, 1.5, "x",
+          _ ("stored_cpu.p1.locked.walk_busy / stored_cpu.p1.locked"));
+      bench_report_add_target (report, "snapshot.walk.1000000",
+                               _ ("Snapshot of 10^6 objects, request to \"end\""),
+                               value_of (report, "snapshot", "walk1000000.ms"), BENCH_AT_MOST, 1000,
+                               "ms", _ ("median of walk1000000.ms"));
+    }
   if (bench_report_find_section (report, "latency") != NULL)
     {
       /* "No drops below 50 %": at 10 % as at 50 %. */

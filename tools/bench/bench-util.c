@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/resource.h>
+#include <glib/gi18n.h>
 
 /* The quark's name is a token clang-format would read as a subtraction. */
 /* clang-format off */
@@ -40,6 +42,14 @@ bench_fail (GError **error, const char *format, ...)
   g_set_error_literal (error, bench_error_quark (), 0, message);
   g_free (message);
   return FALSE;
+}
+
+gboolean
+bench_publisher_drain (KvevPublisher *publisher, GError **error)
+{
+  if (!kvev_publisher_flush (publisher, 30000))
+    return bench_fail (error, _ ("The publisher did not drain its queue in 30 s"));
+  return TRUE;
 }
 
 void
@@ -110,6 +120,18 @@ bench_config_new (const char *endpoint, guint32 queue_capacity, gboolean legacy)
         g_error ("%s: %s", settings[i][0], error->message);
     }
   return config;
+}
+
+gint64
+bench_rss_bytes (void)
+{
+  g_autofree char *text = NULL;
+  long long size, resident;
+
+  if (!g_file_get_contents ("/proc/self/statm", &text, NULL, NULL)
+      || sscanf (text, "%lld %lld", &size, &resident) != 2)
+    return -1;
+  return (gint64) resident * sysconf (_SC_PAGESIZE);
 }
 
 /* The peak resident set of this process image.  getrusage()'s ru_maxrss

@@ -47,6 +47,10 @@ void bench_fill_key (char *key, guint key_len, guint64 i);
  * like a real master's. */
 KvevConfig *bench_config_new (const char *endpoint, guint32 queue_capacity, gboolean legacy);
 
+/* Waits until publisher handed everything queued to ZeroMQ; FALSE with
+ * error set when that took over 30 s. */
+gboolean bench_publisher_drain (KvevPublisher *publisher, GError **error);
+
 /* Errors of the benchmark itself, for people; code 0. */
 GQuark bench_error_quark (void);
 
@@ -55,6 +59,10 @@ gboolean bench_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 
 
 /* A progress line on stderr, when the settings ask for it. */
 void bench_progress (const BenchSettings *settings, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* The resident set of this process now in bytes (/proc/self/statm), -1
+ * when unknown. */
+gint64 bench_rss_bytes (void);
 
 /* The peak RSS of this process image in KiB (VmHWM), -1 when unknown. */
 long bench_peak_rss_kib (void);

@@ -26,7 +26,8 @@
 #define DEFAULT_KEY_LEN 40
 #define SMOKE_DURATION_MS 10
 
-static const char *const section_names[] = { "hot", "encode", "e2e", "memory", "latency" };
+static const char *const section_names[]
+    = { "hot", "encode", "e2e", "memory", "latency", "snapshot" };
 
 static gboolean
 parse_only (const char *only, gboolean *selected, GError **error)
@@ -53,13 +54,13 @@ parse_only (const char *only, gboolean *selected, GError **error)
           selected[j] = known = TRUE;
       if (!known)
         return bench_fail (error, _ ("Unknown section \"%s\" in --only (known: %s)"), name,
-                           "hot, encode, e2e, memory, latency");
+                           "hot, encode, e2e, memory, latency, snapshot");
     }
   for (j = 0; j < G_N_ELEMENTS (section_names); j++)
     if (selected[j])
       return TRUE;
   return bench_fail (error, _ ("--only names no section (known: %s)"),
-                     "hot, encode, e2e, memory, latency");
+                     "hot, encode, e2e, memory, latency, snapshot");
 }
 
 static void
@@ -106,7 +107,7 @@ main (int argc, char **argv)
     { "duration-ms", 'd', 0, G_OPTION_ARG_INT, &duration_ms,
       N_ ("Length of one measurement (default 100)"), N_ ("MS") },
     { "only", 'o', 0, G_OPTION_ARG_STRING, &only,
-      N_ ("Run only these sections: hot,encode,e2e,memory,latency"), N_ ("LIST") },
+      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot"), N_ ("LIST") },
     { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
       N_ ("Run every section tiny, a few seconds in all (for tests)"), NULL },
     { "key-len", 'k', 0, G_OPTION_ARG_INT, &key_len, N_ ("Object key length in bytes (default 40)"),
@@ -133,7 +134,7 @@ main (int argc, char **argv)
   g_option_context_set_summary (
       context, _ ("Measure libkvevents against baselines taken in the same run: the cost "
                   "of a publish call, encoding, end-to-end throughput, memory per queued "
-                  "event and publish-to-receipt latency."));
+                  "event, publish-to-receipt latency and snapshots."));
   g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -158,6 +159,8 @@ main (int argc, char **argv)
 
   if (subscriber != NULL)
     return bench_subscriber_main (subscriber);
+  if (memory_child != NULL && strcmp (memory_child, "snapshot") == 0)
+    return bench_snapshot_child_main ((guint) memory_events, (guint) key_len, child_tmp_dir);
   if (memory_child != NULL)
     return bench_memory_child_main (memory_child, (guint) memory_events, (guint) key_len,
                                     child_tmp_dir);
@@ -225,6 +228,8 @@ main (int argc, char **argv)
     ok = bench_net (&report, &settings, selected[2], selected[4], &error);
   if (ok && selected[3])
     ok = bench_memory (&report, &settings, &error);
+  if (ok && selected[5])
+    ok = bench_snapshot (&report, &settings, &error);
 
   remove_tmp_dir (settings.tmp_dir);
   if (!ok)

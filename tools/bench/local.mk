@@ -47,6 +47,7 @@ endif
 	%reldir%/bench-replay.c \
 	%reldir%/bench-replay-client.h \
 	%reldir%/bench-replay-client.c \
+	%reldir%/bench-snapshot.c \
 	%reldir%/bench-internal.h \
 	%reldir%/bench-internal.c
 %canon_reldir%_kvevents_bench_CPPFLAGS = $(bench_cppflags) -DKVEV_TESTING
