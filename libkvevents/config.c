@@ -165,6 +165,9 @@ static const Flag flags[] = {
     N_ ("ZeroMQ endpoint where subscribers ask for the master's state, which the "
         "master's snapshot function walks (empty: none)"),
     N_ ("ENDPOINT") },
+  { "kv_events_replay_rate_bytes",
+    UINT32_FIELD (replay_rate_bytes, KVEV_DEFAULT_REPLAY_RATE_BYTES, 0, G_MAXUINT32),
+    N_ ("Most bytes of replay replies sent a second (0: no limit)"), N_ ("BYTES") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

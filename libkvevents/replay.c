@@ -27,6 +27,10 @@
  * time. */
 #define SEND_TIMEOUT_MS 5000
 
+/* Replies may run ahead of kv_events_replay_rate_bytes by this share of
+ * a second's worth: a short replay goes out at once. */
+#define BURST_SECONDS 0.125
+
 /* Frames a request may have; one more and it is malformed. */
 #define REQUEST_FRAMES 3
 
@@ -53,6 +57,10 @@ struct _KvevReplay
   guint64 bytes;
 
   KvevReplayCounts counts; /* thread-safe through kvev_counter_*() */
+
+  /* The thread's own: bytes it may still send at once, as of refilled. */
+  double credit;
+  gint64 refilled; /* monotonic, µs */
 };
 
 static Entry *
@@ -198,6 +206,32 @@ send_identity (KvevReplay *replay, zmq_msg_t *identity)
     }
 }
 
+/* Holds the thread back while replies have gone out faster than
+ * kv_events_replay_rate_bytes.  FALSE when kvev_replay_stop() came
+ * meanwhile. */
+static gboolean
+pace (KvevReplay *replay, gsize bytes)
+{
+  double rate = replay->settings->replay_rate_bytes;
+  gint64 now = g_get_monotonic_time ();
+
+  if (rate == 0)
+    return TRUE;
+  replay->credit = MIN (replay->credit + (double) (now - replay->refilled) * rate / G_USEC_PER_SEC,
+                        rate * BURST_SECONDS);
+  replay->refilled = now;
+  replay->credit -= (double) bytes;
+  if (replay->credit < 0)
+    {
+      zmq_pollitem_t stop = { replay->stop_in, 0, ZMQ_POLLIN, 0 };
+      long wait_ms = (long) (-replay->credit * 1000 / rate) + 1;
+
+      if (zmq_poll (&stop, 1, wait_ms) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 send_reply (KvevReplay *replay, zmq_msg_t *identity, const void *topic, gsize topic_len,
             guint64 sequence, zmq_msg_t *payload)
@@ -235,10 +269,15 @@ answer (KvevReplay *replay, zmq_msg_t *identity, guint64 start)
     {
       for (i = 0; i < n; i++)
         {
+          gsize size = zmq_msg_size (&chunk[i].message);
+
           if (sending
               && (sending = send_reply (replay, identity, settings->topic, settings->topic_len,
                                         chunk[i].sequence, &chunk[i].message)))
-            kvev_counter_add (&replay->counts.messages, 1);
+            {
+              kvev_counter_add (&replay->counts.messages, 1);
+              sending = pace (replay, size);
+            }
           zmq_msg_close (&chunk[i].message);
         }
       start = chunk[n - 1].sequence + 1;
@@ -330,7 +369,7 @@ kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GE
       || zmq_bind (replay->stop_in, STOP_ENDPOINT) != 0
       || zmq_connect (replay->stop_out, STOP_ENDPOINT) != 0)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start replay: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start replay: %s"),
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
@@ -340,7 +379,7 @@ kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GE
   replay->thread = kvev_thread_try_new ("kvev-replay", replay_main, replay, &thread_error);
   if (replay->thread == NULL)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start replay: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start replay: %s"),
                    thread_error->message);
       g_error_free (thread_error);
       goto fail;

@@ -235,6 +235,7 @@ kvev_settings_new (const KvevConfig *config, GError **error)
     }
   settings->replay_buffer_messages = config->replay_buffer_messages;
   settings->replay_buffer_bytes = config->replay_buffer_bytes;
+  settings->replay_rate_bytes = config->replay_rate_bytes;
   return g_steal_pointer (&settings);
 }
 

@@ -62,6 +62,7 @@ typedef struct
   gboolean replay_ipv6;
   guint32 replay_buffer_messages;
   guint32 replay_buffer_bytes;
+  guint32 replay_rate_bytes; /* 0: no limit */
 
   /* Snapshots: none when snapshot_endpoint is NULL. */
   char *snapshot_endpoint;

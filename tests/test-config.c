@@ -47,6 +47,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_replay_buffer_messages", "10000" },
   { "kv_events_replay_buffer_bytes", "268435456" },
   { "kv_events_snapshot_endpoint", "" },
+  { "kv_events_replay_rate_bytes", "67108864" },
 };
 
 static const char *const boolean_flags[] = {
@@ -86,7 +87,7 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
   { "kv_events_batch_wait_us", 0, 1000000 },     { "kv_events_send_buffer_bytes", 0, G_MAXUINT32 },
   { "kv_events_heartbeat_ms", 0, 3600000 },       { "kv_events_replay_buffer_messages", 1, G_MAXUINT32 },
-  { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },
+  { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },     { "kv_events_replay_rate_bytes", 0, G_MAXUINT32 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */
@@ -182,7 +183,7 @@ test_flags_list (void)
     n++;
   /* The fifteen publisher flags, the security flags, then the tuning flags
    * in the order they were added. */
-  g_assert_cmpuint (n, ==, 27);
+  g_assert_cmpuint (n, ==, 28);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);

@@ -128,6 +128,26 @@ check(len(replies) == stats["replay_buffer_messages"], "... one reply per messag
 live.close()
 master.stop()
 
+# Paced: replies leave at most kv_events_replay_rate_bytes a second, after
+# a burst of an eighth of that.
+RATE = 1000000
+master = Master("paced", ["kv_events_replay_endpoint=ipc://%s/paced-replay.sock" % tmp,
+                          "kv_events_replay_rate_bytes=%d" % RATE])
+live = subscriber(master.endpoint)
+master.command("wait 1 10000")
+master.command("bulk 4000 100")
+receive_all(live)
+held = master.stats()["replay_buffer_bytes"]
+started = time.monotonic()
+replies = replay("ipc://%s/paced-replay.sock" % tmp, 0, timeout_ms=10000)
+took = time.monotonic() - started
+least = (held - RATE / 8) / RATE
+check(replies is not None and len(replies) == master.stats()["replay_buffer_messages"]
+      and took >= 0.9 * least,
+      "a replay of %d bytes at %d bytes/s took %.2f s, at least %.2f s" % (held, RATE, took, least))
+live.close()
+master.stop()
+
 # Replay under CURVE, with the live socket's keys and allowed clients.
 server_public, server_secret = zmq.curve_keypair()
 client_public, client_secret = zmq.curve_keypair()
