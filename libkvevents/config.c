@@ -22,7 +22,6 @@
 #define SUGGEST_MAX_INPUT 256
 #define SUGGEST_MAX_DISTANCE 3
 
-
 typedef enum
 {
   FLAG_BOOLEAN,
@@ -149,8 +148,7 @@ static const Flag flags[] = {
         "is sent at once to a new subscriber (0: none)"),
     N_ ("MS") },
   { "kv_events_emit_publisher_id", BOOLEAN_FIELD (emit_publisher_id, FALSE),
-    N_ ("Add this publisher's random instance id to every event as publisher_id"),
-    N_ ("[BOOL]") },
+    N_ ("Add this publisher's random instance id to every event as publisher_id"), N_ ("[BOOL]") },
   { "kv_events_replay_endpoint", STRING_FIELD (replay_endpoint, ""),
     N_ ("ZeroMQ endpoint where subscribers ask for the last messages again, as "
         "vLLM's replay protocol does (empty: none)"),
@@ -366,7 +364,6 @@ flag_format (const Flag *flag, const FlagValue *value)
     }
   g_return_val_if_reached (NULL);
 }
-
 
 /* Flag names are ASCII; a user's near miss often differs only in case or
  * in writing the option's dashes. */
@@ -713,8 +710,7 @@ key_file_value_unescape (const char *raw, GError **error)
           {
             /* The whole character after the backslash, which may take
              * several bytes. */
-            g_autofree char *sequence
-                = g_strndup (p - 1, (gsize) (g_utf8_next_char (p) - (p - 1)));
+            g_autofree char *sequence = g_strndup (p - 1, (gsize) (g_utf8_next_char (p) - (p - 1)));
 
             g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                          /* TRANSLATORS: a backslash and the character after

@@ -12,7 +12,7 @@ kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotS
                    GError **error)
 {
   g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                       _("This libkvevents was built without a transport"));
+                       _ ("This libkvevents was built without a transport"));
   return NULL;
 }
 

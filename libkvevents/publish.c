@@ -27,10 +27,9 @@ optional_len (const char *string)
 }
 
 static gboolean
-check_strings (KvevPublisher *publisher, const char *function,
-               const char *tenant_id, gsize *tenant_len, const char *object_key,
-               gssize key_len, gsize *key_bytes, const char *group_id,
-               gsize *group_len)
+check_strings (KvevPublisher *publisher, const char *function, const char *tenant_id,
+               gsize *tenant_len, const char *object_key, gssize key_len, gsize *key_bytes,
+               const char *group_id, gsize *group_len)
 {
   if (G_UNLIKELY (key_len < -1))
     {
@@ -63,14 +62,14 @@ check_media (KvevPublisher *publisher, const char *function, KvevMedia media)
 /* The one path every keyed call takes: removed for the tiers in removed,
  * then stored for the tiers in stored, queued as one call. */
 static void
-publish_keyed (KvevPublisher *publisher, const char *function,
-               const char *tenant_id, const char *object_key, gssize key_len,
-               const char *group_id, KvevMedia removed, KvevMedia stored)
+publish_keyed (KvevPublisher *publisher, const char *function, const char *tenant_id,
+               const char *object_key, gssize key_len, const char *group_id, KvevMedia removed,
+               KvevMedia stored)
 {
   gsize tenant_len, key_bytes, group_len;
 
-  if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key,
-                      key_len, &key_bytes, group_id, &group_len))
+  if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key, key_len, &key_bytes,
+                      group_id, &group_len))
     return;
   if ((removed | stored) != KVEV_MEDIA_NONE)
     kvev_publisher_queue_keyed (publisher, removed, stored, tenant_id, tenant_len, object_key,
@@ -78,35 +77,32 @@ publish_keyed (KvevPublisher *publisher, const char *function,
 }
 
 void
-kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id,
-                     const char *object_key, gssize key_len,
-                     const char *group_id, KvevMedia media)
+kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                     gssize key_len, const char *group_id, KvevMedia media)
 {
   g_return_if_fail (publisher != NULL);
   g_return_if_fail (object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, KVEV_MEDIA_NONE, media);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, KVEV_MEDIA_NONE,
+                   media);
 }
 
 void
-kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id,
-                      const char *object_key, gssize key_len,
-                      const char *group_id, KvevMedia media)
+kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                      gssize key_len, const char *group_id, KvevMedia media)
 {
   g_return_if_fail (publisher != NULL);
   g_return_if_fail (object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, media, KVEV_MEDIA_NONE);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, media,
+                   KVEV_MEDIA_NONE);
 }
 
 void
-kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
-                    const char *object_key, gssize key_len,
-                    const char *group_id, KvevMedia media_before,
+kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                    gssize key_len, const char *group_id, KvevMedia media_before,
                     KvevMedia media_after)
 {
   g_return_if_fail (publisher != NULL);
@@ -114,9 +110,8 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
 
   if (check_media (publisher, G_STRFUNC, media_before)
       && check_media (publisher, G_STRFUNC, media_after))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, media_before & ~media_after,
-                   media_after & ~media_before);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id,
+                   media_before & ~media_after, media_after & ~media_before);
 }
 
 /* TRUE when cleared is queued or, by a disabled publisher, would have
@@ -157,9 +152,8 @@ kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id)
 }
 
 void
-kvev_clear_object_removed (KvevClearScope *scope, const char *object_key,
-                           gssize key_len, const char *group_id,
-                           KvevMedia media_before)
+kvev_clear_object_removed (KvevClearScope *scope, const char *object_key, gssize key_len,
+                           const char *group_id, KvevMedia media_before)
 {
   g_return_if_fail (scope != NULL);
   g_return_if_fail (object_key != NULL);
@@ -169,8 +163,8 @@ kvev_clear_object_removed (KvevClearScope *scope, const char *object_key,
   /* The object counts as held even when it had no tier left: the removal
    * loop accepted it, which is what the cleared decision rests on. */
   scope->removed_objects++;
-  publish_keyed (scope->publisher, G_STRFUNC, scope->tenant_id, object_key,
-                 key_len, group_id, media_before, KVEV_MEDIA_NONE);
+  publish_keyed (scope->publisher, G_STRFUNC, scope->tenant_id, object_key, key_len, group_id,
+                 media_before, KVEV_MEDIA_NONE);
 }
 
 void

@@ -18,9 +18,8 @@ G_BEGIN_DECLS
  * settings say instead, when it must not queue: nothing for a disabled or
  * closing publisher, a count for a keyless or a skipped non-UTF-8 call. */
 void kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMedia stored,
-                                 const char *tenant_id, gsize tenant_len,
-                                 const char *object_key, gsize key_len, const char *group_id,
-                                 gsize group_len);
+                                 const char *tenant_id, gsize tenant_len, const char *object_key,
+                                 gsize key_len, const char *group_id, gsize group_len);
 
 /* Queues cleared for a tenant whose length the caller checked.  TRUE when
  * it is queued or, by a disabled publisher, would have been. */

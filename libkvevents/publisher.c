@@ -70,15 +70,16 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
 
   if (!kvev_has_transport ())
     {
-      g_message (_("kv_events are enabled, but this libkvevents was built "
-                   "without a transport: no event will be published"));
+      g_message (_ ("kv_events are enabled, but this libkvevents was built "
+                    "without a transport: no event will be published"));
       return publisher;
     }
 
   if (kvev_fork_watch (error) && kvev_resources_check (settings, error))
     publisher->queue = kvev_queue_new (settings->queue_capacity, error);
   if (publisher->queue != NULL)
-    publisher->worker = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
+    publisher->worker
+        = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
   if (publisher->worker == NULL)
     {
       publisher_free (publisher);
@@ -168,8 +169,7 @@ skipped_non_utf8 (const KvevPublisher *publisher, const char *tenant_id, gsize t
 {
   if (G_LIKELY (publisher->settings->non_utf8 != KVEV_NON_UTF8_SKIP))
     return FALSE;
-  return !kvev_bytes_are_utf8 (tenant_id, tenant_len)
-         || !kvev_bytes_are_utf8 (object_key, key_len)
+  return !kvev_bytes_are_utf8 (tenant_id, tenant_len) || !kvev_bytes_are_utf8 (object_key, key_len)
          || !kvev_bytes_are_utf8 (group_id, group_len);
 }
 
@@ -187,16 +187,16 @@ kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMed
                         kvev_media_count (removed) + kvev_media_count (stored));
       return;
     }
-  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key, key_len,
-                                    group_id, group_len)))
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key, key_len, group_id,
+                                    group_len)))
     {
       kvev_counter_add (&publisher->skipped_non_utf8_events,
                         kvev_media_count (removed) + kvev_media_count (stored));
       return;
     }
   kvev_queue_push (publisher->queue,
-                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len, object_key,
-                                        key_len, group_id, group_len));
+                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len, object_key, key_len,
+                                        group_id, group_len));
 }
 
 gboolean
@@ -266,8 +266,8 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
    * only ever drops events older than one it still holds, so the worker
    * retiring that id means all of them have left. */
   kvev_queue_wake (publisher->queue);
-  return kvev_worker_wait_retired (publisher->worker,
-                                   kvev_queue_last_event_id (publisher->queue), deadline);
+  return kvev_worker_wait_retired (publisher->worker, kvev_queue_last_event_id (publisher->queue),
+                                   deadline);
 }
 
 gboolean
@@ -309,8 +309,8 @@ kvev_publisher_free (KvevPublisher *publisher)
           guint64 lost = kvev_queue_discard (publisher->queue);
 
           if (lost > 0)
-            g_warning (_("Closing the kv_events publisher dropped %" PRIu64
-                         " queued events after waiting %u ms"),
+            g_warning (_ ("Closing the kv_events publisher dropped %" PRIu64
+                          " queued events after waiting %u ms"),
                        (uint64_t) lost, publisher->settings->close_timeout_ms);
         }
       kvev_queue_stop (publisher->queue);

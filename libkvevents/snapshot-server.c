@@ -189,8 +189,7 @@ kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *ob
   call = kvev_call_new_keyed (KVEV_MEDIA_NONE, media, tenant_id, tenant_len, object_key, key_bytes,
                               group_id, group_len);
   call->first_event_id = snapshot->barrier;
-  if (!utf8
-      || snapshot->n_events + KVEV_MAX_EVENTS_PER_CALL > settings->max_batch_events)
+  if (!utf8 || snapshot->n_events + KVEV_MAX_EVENTS_PER_CALL > settings->max_batch_events)
     flush_chunk (snapshot);
   n = kvev_call_events (call, 0, !utf8, snapshot->events + snapshot->n_events);
   for (i = 0; i < n; i++)
@@ -350,7 +349,7 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
       || zmq_bind (server->stop_in, STOP_ENDPOINT) != 0
       || zmq_connect (server->stop_out, STOP_ENDPOINT) != 0)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start snapshots: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
                    zmq_strerror (zmq_errno ()));
       goto fail;
     }
@@ -361,7 +360,7 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
   server->thread = kvev_thread_try_new ("kvev-snapshot", server_main, server, &thread_error);
   if (server->thread == NULL)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _("Cannot start snapshots: %s"),
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
                    thread_error->message);
       g_error_free (thread_error);
       goto fail;
