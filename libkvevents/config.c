@@ -4,6 +4,7 @@
  */
 #include "kvevents-private.h"
 
+#include "precondition.h"
 #include "settings.h"
 
 #include <string.h>
@@ -595,7 +596,7 @@ kvev_config_copy (const KvevConfig *config)
 {
   KvevConfig *copy;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
 
   copy = g_new0 (KvevConfig, 1);
   for (gsize i = 0; i < N_FLAGS; i++)
@@ -623,10 +624,10 @@ kvev_config_set (KvevConfig *config, const char *flag, const char *value, GError
 {
   const Flag *entry;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (flag != NULL, FALSE);
-  g_return_val_if_fail (value != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (flag != NULL, FALSE);
+  kvev_return_val_if_fail (value != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   entry = flag_lookup (flag);
   if (entry == NULL)
@@ -643,8 +644,8 @@ kvev_config_get (const KvevConfig *config, const char *flag)
   const Flag *entry;
   FlagValue value = { 0 };
 
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (flag != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (flag != NULL, NULL);
 
   entry = flag_lookup (flag);
   if (entry == NULL)
@@ -731,9 +732,9 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
   g_autoptr (KvevConfig) work = NULL;
   g_auto (GStrv) keys = NULL;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (key_file != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (key_file != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (group == NULL)
     group = "kv_events";
@@ -890,7 +891,7 @@ kvev_config_option_group (KvevConfig *config)
   GOptionGroup *group;
   OptionGroupData *group_data;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
 
   derived_tables_init ();
 
@@ -927,8 +928,8 @@ kvev_config_validate (const KvevConfig *config, GError **error)
 {
   g_autoptr (KvevSettings) settings = NULL;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   settings = kvev_settings_new (config, error);
   return settings != NULL;

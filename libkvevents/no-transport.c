@@ -7,6 +7,8 @@
  */
 #include "worker.h"
 
+#include "precondition.h"
+
 KvevWorker *
 kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
                    GError **error)
@@ -81,5 +83,5 @@ kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *ob
                    gssize key_len, const char *group_id, KvevMedia media)
 {
   /* No snapshot is ever made without a transport. */
-  g_return_if_fail (snapshot != NULL);
+  kvev_return_if_fail (snapshot != NULL);
 }

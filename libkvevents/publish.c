@@ -80,8 +80,8 @@ void
 kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
                      gssize key_len, const char *group_id, KvevMedia media)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
     publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, KVEV_MEDIA_NONE,
@@ -92,8 +92,8 @@ void
 kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
                       gssize key_len, const char *group_id, KvevMedia media)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
     publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, media,
@@ -105,8 +105,8 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id, const char 
                     gssize key_len, const char *group_id, KvevMedia media_before,
                     KvevMedia media_after)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media_before)
       && check_media (publisher, G_STRFUNC, media_after))
@@ -133,7 +133,7 @@ publish_cleared (KvevPublisher *publisher, const char *function, const char *ten
 void
 kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
 {
-  g_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (publisher != NULL);
 
   publish_cleared (publisher, G_STRFUNC, tenant_id);
 }
@@ -143,7 +143,7 @@ kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id)
 {
   KvevClearScope *scope;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   scope = g_new0 (KvevClearScope, 1);
   scope->publisher = publisher;
@@ -155,8 +155,8 @@ void
 kvev_clear_object_removed (KvevClearScope *scope, const char *object_key, gssize key_len,
                            const char *group_id, KvevMedia media_before)
 {
-  g_return_if_fail (scope != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (scope != NULL);
+  kvev_return_if_fail (object_key != NULL);
 
   if (!check_media (scope->publisher, G_STRFUNC, media_before))
     return;
@@ -170,7 +170,7 @@ kvev_clear_object_removed (KvevClearScope *scope, const char *object_key, gssize
 void
 kvev_clear_skipped (KvevClearScope *scope, KvevSkipReason reason)
 {
-  g_return_if_fail (scope != NULL);
+  kvev_return_if_fail (scope != NULL);
 
   /* Every skip holds the cleared back, also one for a reason newer than
    * this library (the enum only grows): it counts as OTHER. */
@@ -186,7 +186,7 @@ kvev_clear_end (KvevClearScope *scope)
   KvevPublisher *publisher;
   gboolean clear;
 
-  g_return_val_if_fail (scope != NULL, FALSE);
+  kvev_return_val_if_fail (scope != NULL, FALSE);
 
   publisher = scope->publisher;
   /* A tenant that held nothing, or a RemoveAll that left an object

@@ -6,6 +6,7 @@
 #ifndef KVEVENTS_PUBLISHER_PRIVATE_H
 #define KVEVENTS_PUBLISHER_PRIVATE_H
 
+#include "precondition.h"
 #include "queue.h"
 
 G_BEGIN_DECLS
@@ -26,9 +27,18 @@ void kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, Kv
 gboolean kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id,
                                        gsize tenant_len);
 
-/* A call refused for its arguments: a critical naming function, and a
- * count on a live publisher, where operators see it too. */
-void kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason);
+/* A call refused for its arguments: a critical naming function, a few
+ * per call site (precondition.h), and a count on a live publisher, where
+ * operators see every one. */
+void kvev_publisher_reject_at (KvevPublisher *publisher, KvevLogLimit *limit, const char *function,
+                               const char *reason);
+#define kvev_publisher_reject(publisher, function, reason)                                         \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    static KvevLogLimit kvev_limit_;                                                               \
+    kvev_publisher_reject_at ((publisher), &kvev_limit_, (function), (reason));                    \
+  }                                                                                                \
+  G_STMT_END
 
 /* RemoveAll's counts. */
 void kvev_publisher_count_skip (KvevPublisher *publisher, KvevSkipReason reason);

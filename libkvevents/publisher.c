@@ -53,8 +53,8 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
   KvevPublisher *publisher;
   KvevSettings *settings;
 
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Validated in every build, so a bad flag is reported even where
    * nothing would be published. */
@@ -104,7 +104,7 @@ live (const KvevPublisher *publisher)
 gboolean
 kvev_publisher_is_enabled (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   return live (publisher);
 }
@@ -112,7 +112,7 @@ kvev_publisher_is_enabled (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   /* Read once at creation: the copy a child inherits still has it. */
   return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
@@ -121,7 +121,7 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_instance_id (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->settings->instance_id_hex;
 }
@@ -129,7 +129,7 @@ kvev_publisher_get_instance_id (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->enabled ? kvev_worker_get_replay_endpoint (publisher->worker) : NULL;
 }
@@ -137,7 +137,7 @@ kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_snapshot_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->enabled ? kvev_worker_get_snapshot_endpoint (publisher->worker) : NULL;
 }
@@ -146,7 +146,7 @@ void
 kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc func,
                                   gpointer user_data, GDestroyNotify destroy)
 {
-  g_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (publisher != NULL);
 
   kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy);
 }
@@ -218,9 +218,10 @@ kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id, g
 }
 
 void
-kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason)
+kvev_publisher_reject_at (KvevPublisher *publisher, KvevLogLimit *limit, const char *function,
+                          const char *reason)
 {
-  g_critical ("%s: %s", function, reason);
+  kvev_critical_limited (limit, function, reason);
   if (publisher->enabled)
     kvev_counter_add (&publisher->rejected_events, 1);
 }
@@ -254,7 +255,7 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 {
   gint64 deadline;
 
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   /* An inherited copy accepts nothing, so nothing of the child's waits;
    * what the parent queued is the parent's publisher's to send. */
@@ -273,7 +274,7 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 gboolean
 kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n, gint64 timeout_ms)
 {
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   if (!live (publisher))
     return n == 0;
@@ -400,7 +401,7 @@ kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, 0);
+  kvev_return_val_if_fail (publisher != NULL, 0);
 
   if ((guint) stat >= KVEV_N_STATS)
     return 0;
@@ -413,7 +414,7 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   read_stats (publisher, TRUE, &reading);
   return kvev_stats_format_json (&reading);
@@ -424,7 +425,7 @@ kvev_publisher_stats_openmetrics (const KvevPublisher *publisher)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   read_stats (publisher, TRUE, &reading);
   return kvev_stats_format_openmetrics (&reading);
