@@ -81,7 +81,7 @@ kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id, const char
                      gssize key_len, const char *group_id, KvevMedia media)
 {
   kvev_return_if_fail (publisher != NULL);
-  kvev_return_if_fail (object_key != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
     publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, KVEV_MEDIA_NONE,
@@ -93,7 +93,7 @@ kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id, const cha
                       gssize key_len, const char *group_id, KvevMedia media)
 {
   kvev_return_if_fail (publisher != NULL);
-  kvev_return_if_fail (object_key != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
     publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, media,
@@ -106,7 +106,7 @@ kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id, const char 
                     KvevMedia media_after)
 {
   kvev_return_if_fail (publisher != NULL);
-  kvev_return_if_fail (object_key != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media_before)
       && check_media (publisher, G_STRFUNC, media_after))
@@ -156,7 +156,7 @@ kvev_clear_object_removed (KvevClearScope *scope, const char *object_key, gssize
                            const char *group_id, KvevMedia media_before)
 {
   kvev_return_if_fail (scope != NULL);
-  kvev_return_if_fail (object_key != NULL);
+  kvev_publisher_return_if_fail (scope->publisher, object_key != NULL);
 
   if (!check_media (scope->publisher, G_STRFUNC, media_before))
     return;

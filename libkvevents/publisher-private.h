@@ -40,6 +40,21 @@ void kvev_publisher_reject_at (KvevPublisher *publisher, KvevLogLimit *limit, co
   }                                                                                                \
   G_STMT_END
 
+/* An event call's check once its publisher is known: refused as the
+ * checks of lengths and tiers are, counted with them in rejected_events.
+ * G_DISABLE_CHECKS does not remove it: what the statistic counts does
+ * not depend on how the library was built. */
+#define kvev_publisher_return_if_fail(publisher, expr)                                             \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (G_UNLIKELY (!(expr)))                                                                      \
+      {                                                                                            \
+        kvev_publisher_reject ((publisher), G_STRFUNC, "assertion '" #expr "' failed");            \
+        return;                                                                                    \
+      }                                                                                            \
+  }                                                                                                \
+  G_STMT_END
+
 /* RemoveAll's counts. */
 void kvev_publisher_count_skip (KvevPublisher *publisher, KvevSkipReason reason);
 void kvev_publisher_count_cleared_suppressed (KvevPublisher *publisher);

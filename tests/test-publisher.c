@@ -666,6 +666,7 @@ test_bad_arguments (void)
 {
   g_autoptr (KvevConfig) config = config_for ("bad-arguments");
   Fixture fixture = { 0 };
+  KvevClearScope *scope;
   guint64 enqueued;
 
   fixture_start (&fixture, config);
@@ -678,6 +679,15 @@ test_bad_arguments (void)
   g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*object_key != NULL*");
   kvev_publish_removed (fixture.publisher, "t", NULL, -1, NULL, KVEV_MEDIA_CPU);
   g_test_assert_expected_messages ();
+  /* A missing key is a rejected call like a key too long: operators
+   * see both in the statistics, not only in the log. */
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 1);
+  scope = kvev_clear_begin (fixture.publisher, "t");
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*object_key != NULL*");
+  kvev_clear_object_removed (scope, NULL, -1, NULL, KVEV_MEDIA_CPU);
+  g_test_assert_expected_messages ();
+  g_assert_false (kvev_clear_end (scope));
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 2);
   g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*outside KVEV_MEDIA_ALL*");
   kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, (KvevMedia) 4);
   g_test_assert_expected_messages ();
@@ -688,7 +698,7 @@ test_bad_arguments (void)
   kvev_publish_stored (fixture.publisher, "t", "k", -2, NULL, KVEV_MEDIA_CPU);
   g_test_assert_expected_messages ();
 
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 3);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 5);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS), ==,
                     enqueued);
   /* What was queued before the bad calls still arrives. */

@@ -146,7 +146,8 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  * event_id (counted in KVEV_STAT_SKIPPED_NON_UTF8_EVENTS); by default such
  * strings go out as msgpack bin.  A disabled publisher accepts every
  * call and does nothing.  NULL publisher, NULL key or media bits outside
- * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued).
+ * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued);
+ * every one but a NULL publisher counts in KVEV_STAT_REJECTED_EVENTS.
  */
 
 /**
