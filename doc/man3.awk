@@ -162,7 +162,7 @@ function doc_line(line,    content, indented) {
   if (tag != "" && !indented)
     flush_part()
   # Two spaces end a sentence, as within the comment's lines.
-  cur = (cur == "" ? "" : cur (cur ~ /[.:]$/ ? "  " : " ")) content
+  cur = (cur == "" ? "" : cur (cur ~ /\.$/ ? "  " : " ")) content
 }
 
 # The comment just read belongs to the declaration decl (one line).
