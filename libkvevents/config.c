@@ -4,6 +4,7 @@
  */
 #include "kvevents-private.h"
 
+#include "precondition.h"
 #include "settings.h"
 
 #include <string.h>
@@ -21,7 +22,6 @@
  * name can cause. */
 #define SUGGEST_MAX_INPUT 256
 #define SUGGEST_MAX_DISTANCE 3
-
 
 typedef enum
 {
@@ -149,8 +149,7 @@ static const Flag flags[] = {
         "is sent at once to a new subscriber (0: none)"),
     N_ ("MS") },
   { "kv_events_emit_publisher_id", BOOLEAN_FIELD (emit_publisher_id, FALSE),
-    N_ ("Add this publisher's random instance id to every event as publisher_id"),
-    N_ ("[BOOL]") },
+    N_ ("Add this publisher's random instance id to every event as publisher_id"), N_ ("[BOOL]") },
   { "kv_events_replay_endpoint", STRING_FIELD (replay_endpoint, ""),
     N_ ("ZeroMQ endpoint where subscribers ask for the last messages again, as "
         "vLLM's replay protocol does (empty: none)"),
@@ -369,7 +368,6 @@ flag_format (const Flag *flag, const FlagValue *value)
     }
   g_return_val_if_reached (NULL);
 }
-
 
 /* Flag names are ASCII; a user's near miss often differs only in case or
  * in writing the option's dashes. */
@@ -601,7 +599,7 @@ kvev_config_copy (const KvevConfig *config)
 {
   KvevConfig *copy;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
 
   copy = g_new0 (KvevConfig, 1);
   for (gsize i = 0; i < N_FLAGS; i++)
@@ -629,10 +627,10 @@ kvev_config_set (KvevConfig *config, const char *flag, const char *value, GError
 {
   const Flag *entry;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (flag != NULL, FALSE);
-  g_return_val_if_fail (value != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (flag != NULL, FALSE);
+  kvev_return_val_if_fail (value != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   entry = flag_lookup (flag);
   if (entry == NULL)
@@ -649,8 +647,8 @@ kvev_config_get (const KvevConfig *config, const char *flag)
   const Flag *entry;
   FlagValue value = { 0 };
 
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (flag != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (flag != NULL, NULL);
 
   entry = flag_lookup (flag);
   if (entry == NULL)
@@ -716,8 +714,7 @@ key_file_value_unescape (const char *raw, GError **error)
           {
             /* The whole character after the backslash, which may take
              * several bytes. */
-            g_autofree char *sequence
-                = g_strndup (p - 1, (gsize) (g_utf8_next_char (p) - (p - 1)));
+            g_autofree char *sequence = g_strndup (p - 1, (gsize) (g_utf8_next_char (p) - (p - 1)));
 
             g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                          /* TRANSLATORS: a backslash and the character after
@@ -738,9 +735,9 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
   g_autoptr (KvevConfig) work = NULL;
   g_auto (GStrv) keys = NULL;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (key_file != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (key_file != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (group == NULL)
     group = "kv_events";
@@ -897,7 +894,7 @@ kvev_config_option_group (KvevConfig *config)
   GOptionGroup *group;
   OptionGroupData *group_data;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
 
   derived_tables_init ();
 
@@ -934,8 +931,8 @@ kvev_config_validate (const KvevConfig *config, GError **error)
 {
   g_autoptr (KvevSettings) settings = NULL;
 
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   settings = kvev_settings_new (config, error);
   return settings != NULL;

@@ -40,6 +40,8 @@ kvev_library_sources = \
 	%reldir%/security.h \
 	%reldir%/security.c \
 	%reldir%/media.c \
+	%reldir%/precondition.h \
+	%reldir%/precondition.c \
 	%reldir%/call.h \
 	%reldir%/call.c \
 	%reldir%/queue.h \

@@ -7,12 +7,14 @@
  */
 #include "worker.h"
 
+#include "precondition.h"
+
 KvevWorker *
 kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
                    GError **error)
 {
   g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                       _("This libkvevents was built without a transport"));
+                       _ ("This libkvevents was built without a transport"));
   return NULL;
 }
 
@@ -81,5 +83,5 @@ kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *ob
                    gssize key_len, const char *group_id, KvevMedia media)
 {
   /* No snapshot is ever made without a transport. */
-  g_return_if_fail (snapshot != NULL);
+  kvev_return_if_fail (snapshot != NULL);
 }

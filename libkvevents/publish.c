@@ -27,10 +27,9 @@ optional_len (const char *string)
 }
 
 static gboolean
-check_strings (KvevPublisher *publisher, const char *function,
-               const char *tenant_id, gsize *tenant_len, const char *object_key,
-               gssize key_len, gsize *key_bytes, const char *group_id,
-               gsize *group_len)
+check_strings (KvevPublisher *publisher, const char *function, const char *tenant_id,
+               gsize *tenant_len, const char *object_key, gssize key_len, gsize *key_bytes,
+               const char *group_id, gsize *group_len)
 {
   if (G_UNLIKELY (key_len < -1))
     {
@@ -63,14 +62,14 @@ check_media (KvevPublisher *publisher, const char *function, KvevMedia media)
 /* The one path every keyed call takes: removed for the tiers in removed,
  * then stored for the tiers in stored, queued as one call. */
 static void
-publish_keyed (KvevPublisher *publisher, const char *function,
-               const char *tenant_id, const char *object_key, gssize key_len,
-               const char *group_id, KvevMedia removed, KvevMedia stored)
+publish_keyed (KvevPublisher *publisher, const char *function, const char *tenant_id,
+               const char *object_key, gssize key_len, const char *group_id, KvevMedia removed,
+               KvevMedia stored)
 {
   gsize tenant_len, key_bytes, group_len;
 
-  if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key,
-                      key_len, &key_bytes, group_id, &group_len))
+  if (!check_strings (publisher, function, tenant_id, &tenant_len, object_key, key_len, &key_bytes,
+                      group_id, &group_len))
     return;
   if ((removed | stored) != KVEV_MEDIA_NONE)
     kvev_publisher_queue_keyed (publisher, removed, stored, tenant_id, tenant_len, object_key,
@@ -78,45 +77,41 @@ publish_keyed (KvevPublisher *publisher, const char *function,
 }
 
 void
-kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id,
-                     const char *object_key, gssize key_len,
-                     const char *group_id, KvevMedia media)
+kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                     gssize key_len, const char *group_id, KvevMedia media)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, KVEV_MEDIA_NONE, media);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, KVEV_MEDIA_NONE,
+                   media);
 }
 
 void
-kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id,
-                      const char *object_key, gssize key_len,
-                      const char *group_id, KvevMedia media)
+kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                      gssize key_len, const char *group_id, KvevMedia media)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, media, KVEV_MEDIA_NONE);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id, media,
+                   KVEV_MEDIA_NONE);
 }
 
 void
-kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
-                    const char *object_key, gssize key_len,
-                    const char *group_id, KvevMedia media_before,
+kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id, const char *object_key,
+                    gssize key_len, const char *group_id, KvevMedia media_before,
                     KvevMedia media_after)
 {
-  g_return_if_fail (publisher != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (publisher != NULL);
+  kvev_publisher_return_if_fail (publisher, object_key != NULL);
 
   if (check_media (publisher, G_STRFUNC, media_before)
       && check_media (publisher, G_STRFUNC, media_after))
-    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len,
-                   group_id, media_before & ~media_after,
-                   media_after & ~media_before);
+    publish_keyed (publisher, G_STRFUNC, tenant_id, object_key, key_len, group_id,
+                   media_before & ~media_after, media_after & ~media_before);
 }
 
 /* TRUE when cleared is queued or, by a disabled publisher, would have
@@ -138,7 +133,7 @@ publish_cleared (KvevPublisher *publisher, const char *function, const char *ten
 void
 kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id)
 {
-  g_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (publisher != NULL);
 
   publish_cleared (publisher, G_STRFUNC, tenant_id);
 }
@@ -148,7 +143,7 @@ kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id)
 {
   KvevClearScope *scope;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   scope = g_new0 (KvevClearScope, 1);
   scope->publisher = publisher;
@@ -157,26 +152,25 @@ kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id)
 }
 
 void
-kvev_clear_object_removed (KvevClearScope *scope, const char *object_key,
-                           gssize key_len, const char *group_id,
-                           KvevMedia media_before)
+kvev_clear_object_removed (KvevClearScope *scope, const char *object_key, gssize key_len,
+                           const char *group_id, KvevMedia media_before)
 {
-  g_return_if_fail (scope != NULL);
-  g_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (scope != NULL);
+  kvev_publisher_return_if_fail (scope->publisher, object_key != NULL);
 
   if (!check_media (scope->publisher, G_STRFUNC, media_before))
     return;
   /* The object counts as held even when it had no tier left: the removal
    * loop accepted it, which is what the cleared decision rests on. */
   scope->removed_objects++;
-  publish_keyed (scope->publisher, G_STRFUNC, scope->tenant_id, object_key,
-                 key_len, group_id, media_before, KVEV_MEDIA_NONE);
+  publish_keyed (scope->publisher, G_STRFUNC, scope->tenant_id, object_key, key_len, group_id,
+                 media_before, KVEV_MEDIA_NONE);
 }
 
 void
 kvev_clear_skipped (KvevClearScope *scope, KvevSkipReason reason)
 {
-  g_return_if_fail (scope != NULL);
+  kvev_return_if_fail (scope != NULL);
 
   /* Every skip holds the cleared back, also one for a reason newer than
    * this library (the enum only grows): it counts as OTHER. */
@@ -192,7 +186,7 @@ kvev_clear_end (KvevClearScope *scope)
   KvevPublisher *publisher;
   gboolean clear;
 
-  g_return_val_if_fail (scope != NULL, FALSE);
+  kvev_return_val_if_fail (scope != NULL, FALSE);
 
   publisher = scope->publisher;
   /* A tenant that held nothing, or a RemoveAll that left an object

@@ -6,6 +6,7 @@
 #ifndef KVEVENTS_PUBLISHER_PRIVATE_H
 #define KVEVENTS_PUBLISHER_PRIVATE_H
 
+#include "precondition.h"
 #include "queue.h"
 
 G_BEGIN_DECLS
@@ -18,18 +19,41 @@ G_BEGIN_DECLS
  * settings say instead, when it must not queue: nothing for a disabled or
  * closing publisher, a count for a keyless or a skipped non-UTF-8 call. */
 void kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMedia stored,
-                                 const char *tenant_id, gsize tenant_len,
-                                 const char *object_key, gsize key_len, const char *group_id,
-                                 gsize group_len);
+                                 const char *tenant_id, gsize tenant_len, const char *object_key,
+                                 gsize key_len, const char *group_id, gsize group_len);
 
 /* Queues cleared for a tenant whose length the caller checked.  TRUE when
  * it is queued or, by a disabled publisher, would have been. */
 gboolean kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id,
                                        gsize tenant_len);
 
-/* A call refused for its arguments: a critical naming function, and a
- * count on a live publisher, where operators see it too. */
-void kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason);
+/* A call refused for its arguments: a critical naming function, a few
+ * per call site (precondition.h), and a count on a live publisher, where
+ * operators see every one. */
+void kvev_publisher_reject_at (KvevPublisher *publisher, KvevLogLimit *limit, const char *function,
+                               const char *reason);
+#define kvev_publisher_reject(publisher, function, reason)                                         \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    static KvevLogLimit kvev_limit_;                                                               \
+    kvev_publisher_reject_at ((publisher), &kvev_limit_, (function), (reason));                    \
+  }                                                                                                \
+  G_STMT_END
+
+/* An event call's check once its publisher is known: refused as the
+ * checks of lengths and tiers are, counted with them in rejected_events.
+ * G_DISABLE_CHECKS does not remove it: what the statistic counts does
+ * not depend on how the library was built. */
+#define kvev_publisher_return_if_fail(publisher, expr)                                             \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    if (G_UNLIKELY (!(expr)))                                                                      \
+      {                                                                                            \
+        kvev_publisher_reject ((publisher), G_STRFUNC, "assertion '" #expr "' failed");            \
+        return;                                                                                    \
+      }                                                                                            \
+  }                                                                                                \
+  G_STMT_END
 
 /* RemoveAll's counts. */
 void kvev_publisher_count_skip (KvevPublisher *publisher, KvevSkipReason reason);

@@ -53,8 +53,8 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
   KvevPublisher *publisher;
   KvevSettings *settings;
 
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  kvev_return_val_if_fail (config != NULL, NULL);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Validated in every build, so a bad flag is reported even where
    * nothing would be published. */
@@ -70,15 +70,16 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
 
   if (!kvev_has_transport ())
     {
-      g_message (_("kv_events are enabled, but this libkvevents was built "
-                   "without a transport: no event will be published"));
+      g_message (_ ("kv_events are enabled, but this libkvevents was built "
+                    "without a transport: no event will be published"));
       return publisher;
     }
 
   if (kvev_fork_watch (error) && kvev_resources_check (settings, error))
     publisher->queue = kvev_queue_new (settings->queue_capacity, error);
   if (publisher->queue != NULL)
-    publisher->worker = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
+    publisher->worker
+        = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
   if (publisher->worker == NULL)
     {
       publisher_free (publisher);
@@ -103,7 +104,7 @@ live (const KvevPublisher *publisher)
 gboolean
 kvev_publisher_is_enabled (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   return live (publisher);
 }
@@ -111,7 +112,7 @@ kvev_publisher_is_enabled (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   /* Read once at creation: the copy a child inherits still has it. */
   return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
@@ -120,7 +121,7 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_instance_id (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->settings->instance_id_hex;
 }
@@ -128,7 +129,7 @@ kvev_publisher_get_instance_id (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->enabled ? kvev_worker_get_replay_endpoint (publisher->worker) : NULL;
 }
@@ -136,7 +137,7 @@ kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
 const char *
 kvev_publisher_get_snapshot_endpoint (const KvevPublisher *publisher)
 {
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   return publisher->enabled ? kvev_worker_get_snapshot_endpoint (publisher->worker) : NULL;
 }
@@ -145,7 +146,7 @@ void
 kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc func,
                                   gpointer user_data, GDestroyNotify destroy)
 {
-  g_return_if_fail (publisher != NULL);
+  kvev_return_if_fail (publisher != NULL);
 
   kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy);
 }
@@ -168,8 +169,7 @@ skipped_non_utf8 (const KvevPublisher *publisher, const char *tenant_id, gsize t
 {
   if (G_LIKELY (publisher->settings->non_utf8 != KVEV_NON_UTF8_SKIP))
     return FALSE;
-  return !kvev_bytes_are_utf8 (tenant_id, tenant_len)
-         || !kvev_bytes_are_utf8 (object_key, key_len)
+  return !kvev_bytes_are_utf8 (tenant_id, tenant_len) || !kvev_bytes_are_utf8 (object_key, key_len)
          || !kvev_bytes_are_utf8 (group_id, group_len);
 }
 
@@ -187,16 +187,16 @@ kvev_publisher_queue_keyed (KvevPublisher *publisher, KvevMedia removed, KvevMed
                         kvev_media_count (removed) + kvev_media_count (stored));
       return;
     }
-  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key, key_len,
-                                    group_id, group_len)))
+  if (G_UNLIKELY (skipped_non_utf8 (publisher, tenant_id, tenant_len, object_key, key_len, group_id,
+                                    group_len)))
     {
       kvev_counter_add (&publisher->skipped_non_utf8_events,
                         kvev_media_count (removed) + kvev_media_count (stored));
       return;
     }
   kvev_queue_push (publisher->queue,
-                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len, object_key,
-                                        key_len, group_id, group_len));
+                   kvev_call_new_keyed (removed, stored, tenant_id, tenant_len, object_key, key_len,
+                                        group_id, group_len));
 }
 
 gboolean
@@ -218,9 +218,10 @@ kvev_publisher_queue_cleared (KvevPublisher *publisher, const char *tenant_id, g
 }
 
 void
-kvev_publisher_reject (KvevPublisher *publisher, const char *function, const char *reason)
+kvev_publisher_reject_at (KvevPublisher *publisher, KvevLogLimit *limit, const char *function,
+                          const char *reason)
 {
-  g_critical ("%s: %s", function, reason);
+  kvev_critical_limited (limit, function, reason);
   if (publisher->enabled)
     kvev_counter_add (&publisher->rejected_events, 1);
 }
@@ -254,7 +255,7 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
 {
   gint64 deadline;
 
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   /* An inherited copy accepts nothing, so nothing of the child's waits;
    * what the parent queued is the parent's publisher's to send. */
@@ -266,14 +267,14 @@ kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms)
    * only ever drops events older than one it still holds, so the worker
    * retiring that id means all of them have left. */
   kvev_queue_wake (publisher->queue);
-  return kvev_worker_wait_retired (publisher->worker,
-                                   kvev_queue_last_event_id (publisher->queue), deadline);
+  return kvev_worker_wait_retired (publisher->worker, kvev_queue_last_event_id (publisher->queue),
+                                   deadline);
 }
 
 gboolean
 kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n, gint64 timeout_ms)
 {
-  g_return_val_if_fail (publisher != NULL, FALSE);
+  kvev_return_val_if_fail (publisher != NULL, FALSE);
 
   if (!live (publisher))
     return n == 0;
@@ -309,8 +310,8 @@ kvev_publisher_free (KvevPublisher *publisher)
           guint64 lost = kvev_queue_discard (publisher->queue);
 
           if (lost > 0)
-            g_warning (_("Closing the kv_events publisher dropped %" PRIu64
-                         " queued events after waiting %u ms"),
+            g_warning (_ ("Closing the kv_events publisher dropped %" PRIu64
+                          " queued events after waiting %u ms"),
                        (uint64_t) lost, publisher->settings->close_timeout_ms);
         }
       kvev_queue_stop (publisher->queue);
@@ -400,7 +401,7 @@ kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, 0);
+  kvev_return_val_if_fail (publisher != NULL, 0);
 
   if ((guint) stat >= KVEV_N_STATS)
     return 0;
@@ -413,7 +414,7 @@ kvev_publisher_stats_json (const KvevPublisher *publisher)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   read_stats (publisher, TRUE, &reading);
   return kvev_stats_format_json (&reading);
@@ -424,7 +425,7 @@ kvev_publisher_stats_openmetrics (const KvevPublisher *publisher)
 {
   KvevStatsReading reading;
 
-  g_return_val_if_fail (publisher != NULL, NULL);
+  kvev_return_val_if_fail (publisher != NULL, NULL);
 
   read_stats (publisher, TRUE, &reading);
   return kvev_stats_format_openmetrics (&reading);

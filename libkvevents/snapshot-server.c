@@ -20,6 +20,7 @@
 #include "counter.h"
 #include "encode.h"
 #include "fault.h"
+#include "precondition.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -181,17 +182,17 @@ kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *ob
   KvevCall *call;
   guint n, i;
 
-  g_return_if_fail (snapshot != NULL);
-  g_return_if_fail (object_key != NULL);
-  g_return_if_fail (key_len >= -1);
-  g_return_if_fail ((media & ~KVEV_MEDIA_ALL) == 0);
+  kvev_return_if_fail (snapshot != NULL);
+  kvev_return_if_fail (object_key != NULL);
+  kvev_return_if_fail (key_len >= -1);
+  kvev_return_if_fail ((media & ~KVEV_MEDIA_ALL) == 0);
 
   settings = snapshot->server->settings;
   key_bytes = key_len == -1 ? strnlen (object_key, KVEV_MAX_KEY_LEN + 1) : (gsize) key_len;
   tenant_len = tenant_id != NULL ? strnlen (tenant_id, KVEV_MAX_KEY_LEN + 1) : 0;
   group_len = group_id != NULL ? strnlen (group_id, KVEV_MAX_KEY_LEN + 1) : 0;
-  g_return_if_fail (key_bytes <= KVEV_MAX_KEY_LEN && tenant_len <= KVEV_MAX_KEY_LEN
-                    && group_len <= KVEV_MAX_KEY_LEN);
+  kvev_return_if_fail (key_bytes <= KVEV_MAX_KEY_LEN && tenant_len <= KVEV_MAX_KEY_LEN
+                       && group_len <= KVEV_MAX_KEY_LEN);
   if (snapshot->gone || media == KVEV_MEDIA_NONE || key_bytes == 0 || !settings->emit_object_key)
     return;
   utf8 = kvev_bytes_are_utf8 (tenant_id, tenant_len) && kvev_bytes_are_utf8 (object_key, key_bytes)

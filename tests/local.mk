@@ -242,3 +242,12 @@ EXTRA_DIST += tests/test-convergence.sh
 # The fuzz targets' corpus and saved crash inputs, replayed through
 # replay-TARGET in every build (tests/fuzz/local.mk builds them).
 TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode
+
+# The public entry points' criticals: a few per call site and window,
+# then a count of the rest, with the values GLib's checks return, and
+# every refused event call in rejected_events.  The testing build's
+# clock (precondition.h) ends a window at once.
+check_PROGRAMS += tests/test-precondition
+TESTS += tests/test-precondition
+tests_test_precondition_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_precondition_LDADD = $(TEST_INTERNAL_LIBS)

@@ -29,7 +29,8 @@ fixture_start (Fixture *fixture, KvevConfig *config)
   first = test_sync (fixture->publisher, fixture->sub);
   /* After the sync every probe and the end marker went one a message. */
   fixture->next_sequence = kvev_publisher_stat (fixture->publisher, KVEV_STAT_LAST_SEQUENCE) + 1;
-  fixture->next_event_id = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture->publisher)) + 1;
+  fixture->next_event_id
+      = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture->publisher)) + 1;
 }
 
 static void
@@ -120,48 +121,46 @@ typedef struct
 
 /* With an empty model/salt/LoRA and block size 0, all nil. */
 static const ExpectedKey stored_legacy[] = {
-  { "event_id", U },       { "timestamp", U },    { "event_type", S },
-  { "type", S },           { "model_name", N },   { "block_size", N },
-  { "additional_salt", N }, { "lora_name", N },   { "tenant_id", S },
-  { "backend_id", S },     { "medium", S },       { "dp_rank", U },
-  { "group_id", N },       { "object_key", S },   { "seq_hashes", A },
-  { "block_hashes", A },   { "base_block_idx", N }, { "parent_hash", N },
-  { "token_ids", N },      { "parent_block_hash", N },
+  { "event_id", U },        { "timestamp", U },
+  { "event_type", S },      { "type", S },
+  { "model_name", N },      { "block_size", N },
+  { "additional_salt", N }, { "lora_name", N },
+  { "tenant_id", S },       { "backend_id", S },
+  { "medium", S },          { "dp_rank", U },
+  { "group_id", N },        { "object_key", S },
+  { "seq_hashes", A },      { "block_hashes", A },
+  { "base_block_idx", N },  { "parent_hash", N },
+  { "token_ids", N },       { "parent_block_hash", N },
 };
 static const ExpectedKey removed_legacy[] = {
-  { "event_id", U },       { "timestamp", U },    { "event_type", S },
-  { "type", S },           { "model_name", N },   { "block_size", N },
-  { "additional_salt", N }, { "lora_name", N },   { "tenant_id", S },
-  { "backend_id", S },     { "medium", S },       { "dp_rank", U },
-  { "group_id", N },       { "object_key", S },   { "seq_hashes", A },
-  { "block_hashes", A },   { "base_block_idx", N },
+  { "event_id", U },       { "timestamp", U },  { "event_type", S },      { "type", S },
+  { "model_name", N },     { "block_size", N }, { "additional_salt", N }, { "lora_name", N },
+  { "tenant_id", S },      { "backend_id", S }, { "medium", S },          { "dp_rank", U },
+  { "group_id", N },       { "object_key", S }, { "seq_hashes", A },      { "block_hashes", A },
+  { "base_block_idx", N },
 };
 static const ExpectedKey cleared_legacy[] = {
-  { "event_id", U },       { "timestamp", U },  { "event_type", S },
-  { "type", S },           { "model_name", N }, { "block_size", N },
-  { "additional_salt", N }, { "lora_name", N }, { "tenant_id", S },
-  { "backend_id", S },     { "medium", N },     { "dp_rank", U },
+  { "event_id", U },   { "timestamp", U },  { "event_type", S },      { "type", S },
+  { "model_name", N }, { "block_size", N }, { "additional_salt", N }, { "lora_name", N },
+  { "tenant_id", S },  { "backend_id", S }, { "medium", N },          { "dp_rank", U },
 };
 static const ExpectedKey stored_plain[] = {
-  { "event_id", U },       { "timestamp", U },  { "event_type", S },
-  { "model_name", N },     { "block_size", N }, { "additional_salt", N },
-  { "lora_name", N },      { "tenant_id", S },  { "backend_id", S },
-  { "medium", S },         { "dp_rank", U },    { "group_id", N },
-  { "object_key", S },     { "seq_hashes", A }, { "base_block_idx", N },
-  { "parent_hash", N },    { "token_ids", N },
+  { "event_id", U },   { "timestamp", U },       { "event_type", S },     { "model_name", N },
+  { "block_size", N }, { "additional_salt", N }, { "lora_name", N },      { "tenant_id", S },
+  { "backend_id", S }, { "medium", S },          { "dp_rank", U },        { "group_id", N },
+  { "object_key", S }, { "seq_hashes", A },      { "base_block_idx", N }, { "parent_hash", N },
+  { "token_ids", N },
 };
 static const ExpectedKey removed_plain[] = {
-  { "event_id", U },       { "timestamp", U },  { "event_type", S },
-  { "model_name", N },     { "block_size", N }, { "additional_salt", N },
-  { "lora_name", N },      { "tenant_id", S },  { "backend_id", S },
-  { "medium", S },         { "dp_rank", U },    { "group_id", N },
-  { "object_key", S },     { "seq_hashes", A }, { "base_block_idx", N },
+  { "event_id", U },   { "timestamp", U },       { "event_type", S },     { "model_name", N },
+  { "block_size", N }, { "additional_salt", N }, { "lora_name", N },      { "tenant_id", S },
+  { "backend_id", S }, { "medium", S },          { "dp_rank", U },        { "group_id", N },
+  { "object_key", S }, { "seq_hashes", A },      { "base_block_idx", N },
 };
 static const ExpectedKey cleared_plain[] = {
-  { "event_id", U },   { "timestamp", U },   { "event_type", S },
-  { "model_name", N }, { "block_size", N },  { "additional_salt", N },
-  { "lora_name", N },  { "tenant_id", S },   { "backend_id", S },
-  { "medium", N },     { "dp_rank", U },
+  { "event_id", U },   { "timestamp", U },       { "event_type", S }, { "model_name", N },
+  { "block_size", N }, { "additional_salt", N }, { "lora_name", N },  { "tenant_id", S },
+  { "backend_id", S }, { "medium", N },          { "dp_rank", U },
 };
 
 static void
@@ -179,8 +178,7 @@ assert_layout (const msgpack_object *map, const ExpectedKey *expected, guint n)
       g_assert_cmpmem (kv->key.via.str.ptr, kv->key.via.str.size, expected[i].key,
                        strlen (expected[i].key));
       if (kv->val.type != expected[i].type)
-        g_error ("key %s: type %d, expected %d", expected[i].key, kv->val.type,
-                 expected[i].type);
+        g_error ("key %s: type %d, expected %d", expected[i].key, kv->val.type, expected[i].type);
       if (kv->val.type == MSGPACK_OBJECT_ARRAY)
         g_assert_cmpuint (kv->val.via.array.size, ==, 0);
     }
@@ -389,11 +387,11 @@ test_media_expansion (void)
     const char *type;
     const char *medium;
   } expected[] = {
-    { "stored", "cpu" },  { "stored", "disk" },  /* Put commit cpu|disk */
-    { "removed", "cpu" }, { "stored", "disk" },  /* Move cpu -> disk */
-    { "stored", "cpu" },                         /* promotion: disk -> cpu|disk */
-    { "removed", "cpu" }, { "removed", "disk" }, /* Remove */
-    { "removed", "disk" }, { "stored", "cpu" },  /* delta disk -> cpu */
+    { "stored", "cpu" },   { "stored", "disk" },  /* Put commit cpu|disk */
+    { "removed", "cpu" },  { "stored", "disk" },  /* Move cpu -> disk */
+    { "stored", "cpu" },                          /* promotion: disk -> cpu|disk */
+    { "removed", "cpu" },  { "removed", "disk" }, /* Remove */
+    { "removed", "disk" }, { "stored", "cpu" },   /* delta disk -> cpu */
   };
   guint64 enqueued;
   guint i;
@@ -445,8 +443,8 @@ test_keyless (void)
   messages = receive_events (&fixture, 1);
   events = events_of (messages);
   assert_str (events->pdata[0], "event_type", "cleared");
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
-                    ==, 6);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS), ==,
+                    6);
   assert_no_message (&fixture);
   fixture_stop (&fixture);
 }
@@ -462,10 +460,11 @@ test_empty_key_is_keyless (void)
   last_id = kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher));
   kvev_publish_stored (fixture.publisher, "t", "", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_removed (fixture.publisher, "t", "ignored", 0, NULL, KVEV_MEDIA_DISK);
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
-                    ==, 2);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS), ==,
+                    2);
   /* Suppressed events never get an id. */
-  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==, last_id);
+  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==,
+                    last_id);
   assert_no_message (&fixture);
   fixture_stop (&fixture);
 }
@@ -515,15 +514,12 @@ test_binary_keys (gconstpointer data)
 
   message = g_ptr_array_index (messages, 2);
   g_assert_cmpuint (message->n_events, ==, 1);
-  g_assert_cmpint (test_map_get (&message->events[0], "tenant_id")->type, ==,
-                   MSGPACK_OBJECT_BIN);
-  g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==,
-                   MSGPACK_OBJECT_STR);
+  g_assert_cmpint (test_map_get (&message->events[0], "tenant_id")->type, ==, MSGPACK_OBJECT_BIN);
+  g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==, MSGPACK_OBJECT_STR);
 
   message = g_ptr_array_index (messages, 3);
   g_assert_cmpuint (message->n_events, ==, 1);
-  g_assert_cmpint (test_map_get (&message->events[0], "group_id")->type, ==,
-                   MSGPACK_OBJECT_BIN);
+  g_assert_cmpint (test_map_get (&message->events[0], "group_id")->type, ==, MSGPACK_OBJECT_BIN);
 
   message = g_ptr_array_index (messages, 4);
   g_assert_cmpuint (message->n_events, ==, 1);
@@ -535,10 +531,9 @@ test_binary_keys (gconstpointer data)
   message = g_ptr_array_index (messages, 6);
   g_assert_cmpuint (message->n_events, ==, 1);
   assert_str (&message->events[0], "medium", "disk");
-  g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==,
-                   MSGPACK_OBJECT_BIN);
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS),
-                    ==, 0);
+  g_assert_cmpint (test_map_get (&message->events[0], "object_key")->type, ==, MSGPACK_OBJECT_BIN);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS), ==,
+                    0);
   fixture_stop (&fixture);
 }
 
@@ -580,9 +575,10 @@ test_non_utf8_skip (void)
   /* Its cleared is skipped too, so the scope ends without one. */
   g_assert_false (kvev_clear_end (scope));
   /* None of them took an event id. */
-  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==, last_id);
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS),
-                    ==, 8);
+  g_assert_cmpuint (kvev_queue_last_event_id (kvev_publisher_get_queue (fixture.publisher)), ==,
+                    last_id);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS), ==,
+                    8);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_CLEARED_SUPPRESSED), ==, 1);
 
   kvev_publish_stored (fixture.publisher, "t", "after", -1, NULL, KVEV_MEDIA_ALL);
@@ -608,8 +604,8 @@ test_non_utf8_skip (void)
                     ==, 5);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_DROPPED_EVENTS), ==, 0);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 0);
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS),
-                    ==, 0);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_KEYLESS_EVENTS), ==,
+                    0);
   json = kvev_publisher_stats_json (fixture.publisher);
   g_assert_nonnull (strstr (json, "\"skipped_non_utf8_events\": 8,"));
   fixture_stop (&fixture);
@@ -632,9 +628,10 @@ test_large_key (void)
   kvev_publish_stored (fixture.publisher, "t", "k", 1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (fixture.publisher, "t", key, KVEV_MAX_KEY_LEN, NULL, KVEV_MEDIA_CPU);
   messages = receive_events (&fixture, 2);
-  value = test_map_get (&((TestMessage *) messages->pdata[messages->len - 1])
-                             ->events[((TestMessage *) messages->pdata[messages->len - 1])->n_events - 1],
-                        "object_key");
+  value = test_map_get (
+      &((TestMessage *) messages->pdata[messages->len - 1])
+           ->events[((TestMessage *) messages->pdata[messages->len - 1])->n_events - 1],
+      "object_key");
   g_assert_cmpuint (value->via.str.size, ==, KVEV_MAX_KEY_LEN);
 
   enqueued = kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS);
@@ -669,6 +666,7 @@ test_bad_arguments (void)
 {
   g_autoptr (KvevConfig) config = config_for ("bad-arguments");
   Fixture fixture = { 0 };
+  KvevClearScope *scope;
   guint64 enqueued;
 
   fixture_start (&fixture, config);
@@ -681,6 +679,15 @@ test_bad_arguments (void)
   g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*object_key != NULL*");
   kvev_publish_removed (fixture.publisher, "t", NULL, -1, NULL, KVEV_MEDIA_CPU);
   g_test_assert_expected_messages ();
+  /* A missing key is a rejected call like a key too long: operators
+   * see both in the statistics, not only in the log. */
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 1);
+  scope = kvev_clear_begin (fixture.publisher, "t");
+  g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*object_key != NULL*");
+  kvev_clear_object_removed (scope, NULL, -1, NULL, KVEV_MEDIA_CPU);
+  g_test_assert_expected_messages ();
+  g_assert_false (kvev_clear_end (scope));
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 2);
   g_test_expect_message ("kvevents", G_LOG_LEVEL_CRITICAL, "*outside KVEV_MEDIA_ALL*");
   kvev_publish_stored (fixture.publisher, "t", "k", -1, NULL, (KvevMedia) 4);
   g_test_assert_expected_messages ();
@@ -691,7 +698,7 @@ test_bad_arguments (void)
   kvev_publish_stored (fixture.publisher, "t", "k", -2, NULL, KVEV_MEDIA_CPU);
   g_test_assert_expected_messages ();
 
-  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 3);
+  g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_REJECTED_EVENTS), ==, 5);
   g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_ENQUEUED_EVENTS), ==,
                     enqueued);
   /* What was queued before the bad calls still arrives. */
@@ -733,8 +740,7 @@ test_remove_all (void)
       skipped = receive_events (&fixture, 1);
       skipped_events = events_of (skipped);
       assert_str (skipped_events->pdata[0], "event_type", "removed");
-      g_assert_cmpuint (kvev_publisher_stat (fixture.publisher,
-                                             KVEV_STAT_SKIPPED_LEASED + reason),
+      g_assert_cmpuint (kvev_publisher_stat (fixture.publisher, KVEV_STAT_SKIPPED_LEASED + reason),
                         ==, 1);
       assert_no_message (&fixture);
     }
@@ -1066,9 +1072,9 @@ expect_message (Fixture *fixture, guint64 sequence, const char *const *events)
     {
       g_autofree char *key = test_map_dup_str (&message->events[i], "object_key");
       g_autofree char *medium = test_map_dup_str (&message->events[i], "medium");
-      g_autofree char *got = g_strdup_printf (
-          "%s/%s/%" G_GUINT64_FORMAT, key, medium,
-          test_map_uint (&message->events[i], "event_id") - fixture->next_event_id);
+      g_autofree char *got = g_strdup_printf ("%s/%s/%" G_GUINT64_FORMAT, key, medium,
+                                              test_map_uint (&message->events[i], "event_id")
+                                                  - fixture->next_event_id);
 
       g_assert_cmpstr (got, ==, events[i]);
     }
@@ -1139,9 +1145,11 @@ typedef struct
 } WholeCalls;
 
 static const WholeCalls whole_calls[] = {
-  { "batch-keeps-calls", "2",
+  { "batch-keeps-calls",
+    "2",
     { { "a/cpu/0" }, { "b/cpu/1", "b/disk/2" }, { "c/cpu/3", "c/disk/4" } } },
-  { "batch-splits-large-call", "1",
+  { "batch-splits-large-call",
+    "1",
     { { "a/cpu/0" }, { "b/cpu/1" }, { "b/disk/2" }, { "c/cpu/3" }, { "c/disk/4" } } },
 };
 

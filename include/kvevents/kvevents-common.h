@@ -77,6 +77,9 @@ typedef enum
 /**
  * kvev_error_quark:
  *
+ * The error domain of libkvevents, for g_error_matches(); %KVEV_ERROR
+ * calls it.
+ *
  * Returns: the quark of the %KVEV_ERROR domain.
  * Thread-safe.
  */

@@ -24,6 +24,9 @@ typedef struct _KvevConfig KvevConfig;
 /**
  * kvev_config_new:
  *
+ * Creates a configuration, which kvev_config_set(),
+ * kvev_config_load_key_file() or kvev_config_option_group() then fill.
+ *
  * Returns: (transfer full): a configuration with every flag at its
  *   default (events disabled).  Free with kvev_config_free().
  */
@@ -33,6 +36,8 @@ KVEV_API KvevConfig *kvev_config_new (void);
  * kvev_config_copy:
  * @config: a configuration.
  *
+ * Copies a configuration, every flag with its value.
+ *
  * Returns: (transfer full): an independent copy.  Free with
  *   kvev_config_free().
  */
@@ -41,6 +46,8 @@ KVEV_API KvevConfig *kvev_config_copy (const KvevConfig *config);
 /**
  * kvev_config_free:
  * @config: (nullable) (transfer full): a configuration, or %NULL.
+ *
+ * Frees a configuration.  A publisher made from it has its own copy.
  */
 KVEV_API void kvev_config_free (KvevConfig *config);
 
@@ -66,6 +73,8 @@ KVEV_API gboolean kvev_config_set (KvevConfig *config, const char *flag,
  * @config: a configuration.
  * @flag: a flag name.
  *
+ * Reads one flag's value.
+ *
  * Returns: (transfer full) (nullable): the value as text, in the form
  *   kvev_config_set() accepts ("true"/"false" for booleans); %NULL for an
  *   unknown flag.  Free with g_free().
@@ -74,6 +83,9 @@ KVEV_API char *kvev_config_get (const KvevConfig *config, const char *flag);
 
 /**
  * kvev_config_flags:
+ *
+ * Lists the flags, for a program's help or its own configuration
+ * format.
  *
  * Returns: (transfer none) (array zero-terminated=1): every flag name
  *   this library accepts, in table order; a static array.

@@ -77,6 +77,8 @@ KVEV_API KvevMedia kvev_media_of_replica (KvevReplicaType type);
  * kvev_media_name:
  * @single_medium: exactly one tier.
  *
+ * Names a tier as events name it on the wire.
+ *
  * Returns: (transfer none) (nullable): "cpu" or "disk", the wire name of
  *   the tier; %NULL for %KVEV_MEDIA_NONE, a set of several tiers or an
  *   unknown bit.

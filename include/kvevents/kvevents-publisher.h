@@ -74,6 +74,8 @@ KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config,
  * kvev_publisher_is_enabled:
  * @publisher: a publisher.
  *
+ * Tells whether the event calls on @publisher publish.
+ *
  * Returns: %TRUE when the publisher puts events on the wire; %FALSE
  *   also in a process forked from the one that created it.
  * Thread-safe.
@@ -114,7 +116,7 @@ KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher,
  * kvev_publisher_free:
  * @publisher: (nullable) (transfer full): a publisher, or %NULL.
  *
- * Stops intake, publishes what is queued for at most
+ * Frees a publisher: it stops intake, publishes what is queued for at most
  * kv_events_close_timeout_ms, closes the socket with a linger of that same
  * bound (so sent messages still reach connected subscribers), joins the
  * worker and frees everything.  Events still queued at the deadline are
@@ -144,7 +146,8 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  * event_id (counted in KVEV_STAT_SKIPPED_NON_UTF8_EVENTS); by default such
  * strings go out as msgpack bin.  A disabled publisher accepts every
  * call and does nothing.  NULL publisher, NULL key or media bits outside
- * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued).
+ * KVEV_MEDIA_ALL are caller errors (a GLib critical, nothing queued);
+ * every one but a NULL publisher counts in KVEV_STAT_REJECTED_EVENTS.
  */
 
 /**
@@ -156,10 +159,18 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  * @group_id: (nullable): the Store group identity.
  * @media: the tiers now available.
  *
+ * Publishes stored events: the object became readable on @media.
+ *
  * Put, BatchPut or Upsert commit: @media is every completed tier.
  * Offload or promotion: @media is only the tier that appeared; or call
  * kvev_publish_delta() with the tiers before and after, which works
  * that out.
+ *
+ * Errors: A %NULL @publisher or @object_key, @key_len below -1, bits of
+ *   @media outside %KVEV_MEDIA_ALL, or a key, tenant or group longer
+ *   than 1 MiB: the call is refused with a critical (kvevents(7),
+ *   LOGGING) and queues nothing; a live publisher counts it in
+ *   %KVEV_STAT_REJECTED_EVENTS.
  */
 KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
                                    const char *tenant_id,
@@ -175,8 +186,12 @@ KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
  * @group_id: (nullable): the Store group identity.
  * @media: the tiers no longer available.
  *
+ * Publishes removed events: the object is no longer readable on @media.
+ *
  * Remove, BatchRemove, regex remove: @media is the set before the removal.
  * Upsert: the old value's tiers when it becomes unreadable.
+ *
+ * Errors: As for kvev_publish_stored().
  */
 KVEV_API void kvev_publish_removed (KvevPublisher *publisher,
                                     const char *tenant_id,
@@ -193,11 +208,16 @@ KVEV_API void kvev_publish_removed (KvevPublisher *publisher,
  * @media_before: the tiers the caller captured before the mutation.
  * @media_after: the tiers after it.
  *
+ * Publishes the difference between two sets of tiers of one object.
+ *
  * Copy, Move, eviction, replica clear, stale handle cleanup: removed for
  * every tier in before but not after, then stored for every tier in after
  * but not before, all queued together; nothing when the sets are equal.
  * The publisher keeps no per-object state: the caller's snapshot is the
  * "before".
+ *
+ * Errors: As for kvev_publish_stored(), either set of tiers with bits
+ *   outside %KVEV_MEDIA_ALL included.
  */
 KVEV_API void kvev_publish_delta (KvevPublisher *publisher,
                                   const char *tenant_id,
@@ -215,6 +235,10 @@ KVEV_API void kvev_publish_delta (KvevPublisher *publisher,
  * tenant_id).  It needs no object identity, so kv_events_emit_object_key
  * does not suppress it.  RemoveAll should use the kvev_clear_* scope,
  * which decides whether cleared is true.
+ *
+ * Errors: A %NULL @publisher, or a tenant longer than 1 MiB: the call is
+ *   refused with a critical (kvevents(7), LOGGING) and queues nothing; a
+ *   live publisher counts the long tenant in %KVEV_STAT_REJECTED_EVENTS.
  */
 KVEV_API void kvev_publish_cleared (KvevPublisher *publisher,
                                     const char *tenant_id);
@@ -252,6 +276,10 @@ typedef enum
  * @publisher: a publisher.
  * @tenant_id: (nullable): the tenant being removed.
  *
+ * Begins the events of one RemoveAll: kvev_clear_object_removed() for
+ * each object removed, kvev_clear_skipped() for each left behind, then
+ * kvev_clear_end().
+ *
  * Returns: (transfer full): a scope, ended (and freed) by
  *   kvev_clear_end().  Never %NULL, also for a disabled publisher.
  */
@@ -267,6 +295,12 @@ KVEV_API KvevClearScope *kvev_clear_begin (KvevPublisher *publisher,
  * @media_before: the tiers it had.
  *
  * The removal loop accepted this object: its removed events are queued now.
+ *
+ * Errors: A %NULL @scope or @object_key, @key_len below -1, bits of
+ *   @media_before outside %KVEV_MEDIA_ALL, or a key or group longer
+ *   than 1 MiB: the call is refused with a critical (kvevents(7),
+ *   LOGGING) and queues nothing; a live publisher counts it in
+ *   %KVEV_STAT_REJECTED_EVENTS.
  */
 KVEV_API void kvev_clear_object_removed (KvevClearScope *scope,
                                          const char *object_key,
@@ -398,6 +432,8 @@ typedef enum
  * @publisher: a publisher.
  * @stat: which statistic.
  *
+ * Reads one statistic.
+ *
  * Returns: its current value; 0 for a disabled publisher, in a forked
  *   child (see kvev_publisher_new()) or for a @stat newer than this
  *   library.  Read without stopping the worker.
@@ -501,7 +537,11 @@ KVEV_API void kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSn
  *
  * Adds one object: one stored event per tier, sent to the subscriber as
  * the walk goes, in chunks, so memory does not grow with the number of
- * objects.  Arguments are checked as kvev_publish_stored() checks them.
+ * objects.
+ *
+ * Errors: Arguments are checked as kvev_publish_stored() checks them; a
+ *   refused call is a critical (kvevents(7), LOGGING) and adds nothing.
+ *
  * Since: 1.1
  */
 KVEV_API void kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id,
