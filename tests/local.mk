@@ -59,6 +59,12 @@ TESTS += tests/test-api
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
 tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 
+# A configuration read from a key file by its path, relative paths in it
+# resolved beside it, and --kv-events-config-file under the command line.
+check_PROGRAMS += tests/test-config-file
+TESTS += tests/test-config-file
+tests_test_config_file_LDADD = $(TEST_PUBLIC_LIBS)
+
 # Packaging checks: symbols, headers, the two catalogues, and every
 # manual page of the tree (doc/*.7 and the tools' pages) as lintian reads
 # them.
