@@ -220,6 +220,11 @@ tests_test_kvtool_LDADD = $(KVTOOL_LIBS)
 # files, and a CURVE stream from kvevents-pub to kvevents-sub.
 TESTS += tests/test-tools.sh tests/test-keygen.sh
 EXTRA_DIST += tests/test-tools.sh tests/test-keygen.sh
+
+# README's CURVE walk-through, its commands read out of README and run in
+# a temporary directory in place of /etc/kvevents.
+TESTS += tests/test-readme-curve.sh
+EXTRA_DIST += tests/test-readme-curve.sh
 if HAVE_ZMQ
 check_PROGRAMS += tests/sendframes
 tests_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)
