@@ -142,8 +142,9 @@ main (int argc, char **argv)
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context, "A small in-memory store master that publishes its "
                                          "cache availability through libkvevents.");
-  /* The library's own flags, exactly as a master exposes them. */
-  g_option_context_add_group (context, kvev_config_option_group (config));
+  /* The library's own flags, exactly as a master exposes them, and a key
+   * file of them that the command line overrides. */
+  g_option_context_add_group (context, kvev_config_option_group_with_file (config));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("mini-master: %s\n", error->message);

@@ -41,6 +41,7 @@ typedef struct
   guint32 min;                /* integers */
   guint32 max;
   const char *const *words; /* words: NULL-terminated; the index is stored */
+  gboolean path;            /* strings: a file name (see config_load_key_file_in) */
   const char *help;         /* N_(): translated when shown */
   const char *arg;          /* N_(): the value's name in --help */
 } Flag;
@@ -54,14 +55,15 @@ typedef union
 } FlagValue;
 
 #define BOOLEAN_FIELD(field, def)                                                                  \
-  FLAG_BOOLEAN, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, NULL
+  FLAG_BOOLEAN, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, NULL, FALSE
 #define UINT32_FIELD(field, def, lo, hi)                                                           \
-  FLAG_UINT32, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, (lo), (hi), NULL
+  FLAG_UINT32, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, (lo), (hi), NULL, FALSE
 #define STRING_FIELD(field, def)                                                                   \
-  FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, (def), 0, 0, NULL
+  FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, (def), 0, 0, NULL, FALSE
+#define PATH_FIELD(field) FLAG_STRING, G_STRUCT_OFFSET (KvevConfig, field), 0, "", 0, 0, NULL, TRUE
 /* A word flag's field is an enum whose values index its words. */
 #define WORD_FIELD(field, def, words)                                                              \
-  FLAG_WORD, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, (words)
+  FLAG_WORD, G_STRUCT_OFFSET (KvevConfig, field), (def), NULL, 0, 0, (words), FALSE
 
 /* kv_events_non_utf8, in KvevNonUtf8 order. */
 static const char *const non_utf8_words[] = { "bin", "skip", NULL };
@@ -116,11 +118,11 @@ static const Flag flags[] = {
     N_ ("MS") },
   { "kv_events_topic", STRING_FIELD (topic, ""),
     N_ ("Topic frame sent before every message (empty by default)"), N_ ("TOPIC") },
-  { "kv_events_curve_secret_key_file", STRING_FIELD (curve_secret_key_file, ""),
+  { "kv_events_curve_secret_key_file", PATH_FIELD (curve_secret_key_file),
     N_ ("File holding the publisher's CURVE secret key in Z85, mode 600 "
         "(empty: no encryption)"),
     N_ ("FILE") },
-  { "kv_events_curve_allowed_clients_file", STRING_FIELD (curve_allowed_clients_file, ""),
+  { "kv_events_curve_allowed_clients_file", PATH_FIELD (curve_allowed_clients_file),
     N_ ("File listing the CURVE public keys of the subscribers allowed, one "
         "per line (empty: any subscriber that knows the publisher's key)"),
     N_ ("FILE") },
@@ -728,16 +730,18 @@ key_file_value_unescape (const char *raw, GError **error)
   return g_string_free (g_steal_pointer (&value), FALSE);
 }
 
-gboolean
-kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *group,
-                           GError **error)
+/* A path flag's relative value, read from a key file in @base_dir, names
+ * a file beside the key file: a master started from another directory,
+ * or that changes directory once started, still finds its keys.  Without
+ * a @base_dir (a GKeyFile does not know where it was read from) a value
+ * is stored as it is, relative to the current directory like one given
+ * on the command line. */
+static gboolean
+config_load_key_file_in (KvevConfig *config, GKeyFile *key_file, const char *group,
+                         const char *base_dir, GError **error)
 {
   g_autoptr (KvevConfig) work = NULL;
   g_auto (GStrv) keys = NULL;
-
-  kvev_return_val_if_fail (config != NULL, FALSE);
-  kvev_return_val_if_fail (key_file != NULL, FALSE);
-  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (group == NULL)
     group = "kv_events";
@@ -759,13 +763,26 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
       g_autofree char *shown_key = NULL;
       g_autofree char *shown_group = NULL;
       g_autofree char *reason = NULL;
+      const Flag *flag = flag_lookup (keys[i]);
       int code;
 
       raw = g_key_file_get_value (key_file, group, keys[i], &local_error);
       if (raw != NULL)
         value = key_file_value_unescape (raw, &local_error);
-      if (value != NULL && kvev_config_set (work, keys[i], value, &local_error))
-        continue;
+      if (value != NULL && flag == NULL)
+        set_unknown_flag_error (keys[i], &local_error);
+      else if (value != NULL)
+        {
+          if (flag->path && base_dir != NULL && value[0] != '\0' && !g_path_is_absolute (value))
+            {
+              char *resolved = g_build_filename (base_dir, value, NULL);
+
+              g_free (value);
+              value = resolved;
+            }
+          if (config_set_flag (work, flag, value, &local_error))
+            continue;
+        }
 
       shown_key = kvev_escape_for_message (keys[i]);
       shown_group = kvev_escape_for_message (group);
@@ -785,6 +802,63 @@ kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *g
   for (gsize i = 0; i < N_FLAGS; i++)
     flag_swap (config, work, &flags[i]);
   return TRUE;
+}
+
+gboolean
+kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file, const char *group,
+                           GError **error)
+{
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (key_file != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return config_load_key_file_in (config, key_file, group, NULL, error);
+}
+
+/* Absolute, so that what the key file names stays the same file when
+ * the master changes directory after loading it.  Not canonicalized:
+ * ".." after a symbolic link is the kernel's to resolve, as it would be
+ * for the path itself. */
+static char *
+key_file_directory (const char *path)
+{
+  g_autofree char *directory = g_path_get_dirname (path);
+  g_autofree char *current = NULL;
+
+  if (g_path_is_absolute (directory))
+    return g_steal_pointer (&directory);
+  current = g_get_current_dir ();
+  if (strcmp (directory, ".") == 0)
+    return g_steal_pointer (&current);
+  return g_build_filename (current, directory, NULL);
+}
+
+gboolean
+kvev_config_load_file (KvevConfig *config, const char *path, const char *group, GError **error)
+{
+  g_autoptr (GKeyFile) key_file = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *shown = NULL;
+  gsize length = 0;
+
+  kvev_return_val_if_fail (config != NULL, FALSE);
+  kvev_return_val_if_fail (path != NULL, FALSE);
+  kvev_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Read first, then parsed: g_key_file_load_from_file () reports a
+   * directory or a FIFO as a parse error, and this way a pipe (a shell's
+   * <(...)) can be the file.  GLib's message names the path. */
+  if (!g_file_get_contents (path, &contents, &length, error))
+    return FALSE;
+  key_file = g_key_file_new ();
+  directory = key_file_directory (path);
+  if (g_key_file_load_from_data (key_file, contents, length, G_KEY_FILE_NONE, error)
+      && config_load_key_file_in (config, key_file, group, directory, error))
+    return TRUE;
+  shown = g_filename_display_name (path);
+  g_prefix_error (error, "%s: ", shown);
+  return FALSE;
 }
 
 /* GOption hands the callback the option as the user wrote its name:
@@ -810,7 +884,13 @@ typedef struct
 {
   KvevConfig *config;
   KvevConfig *before; /* during a parse */
+  /* With --kv-events-config-file: the file, and the flags the command
+   * line set, which the file must not override. */
+  char *file;
+  gboolean on_command_line[N_FLAGS];
 } OptionGroupData;
+
+#define CONFIG_FILE_OPTION "kv-events-config-file"
 
 static void
 option_group_data_free (gpointer data)
@@ -818,6 +898,7 @@ option_group_data_free (gpointer data)
   OptionGroupData *group_data = data;
 
   g_clear_pointer (&group_data->before, kvev_config_free);
+  g_free (group_data->file);
   g_free (group_data);
 }
 
@@ -829,6 +910,40 @@ option_pre_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_G
 
   g_clear_pointer (&group_data->before, kvev_config_free);
   group_data->before = kvev_config_copy (group_data->config);
+  g_clear_pointer (&group_data->file, g_free);
+  memset (group_data->on_command_line, 0, sizeof group_data->on_command_line);
+  return TRUE;
+}
+
+/* The file goes under the flags however the command line orders them, so
+ * it is loaded once every option is known: onto the values from before
+ * the parse, then the command line's put back on top.  A failure here
+ * fails the parse, and the error hook restores the snapshot. */
+static gboolean
+option_post_parse (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group G_GNUC_UNUSED,
+                   gpointer data, GError **error)
+{
+  OptionGroupData *group_data = data;
+  g_autoptr (KvevConfig) work = NULL;
+
+  if (group_data->file == NULL)
+    return TRUE;
+  work = kvev_config_copy (group_data->before);
+  if (!kvev_config_load_file (work, group_data->file, NULL, error))
+    {
+      g_prefix_error (error, "--%s: ", CONFIG_FILE_OPTION);
+      return FALSE;
+    }
+  for (gsize i = 0; i < N_FLAGS; i++)
+    if (group_data->on_command_line[i])
+      {
+        FlagValue value = { 0 };
+
+        flag_load (group_data->config, &flags[i], &value);
+        flag_store (work, &flags[i], &value);
+      }
+  for (gsize i = 0; i < N_FLAGS; i++)
+    flag_swap (group_data->config, work, &flags[i]);
   return TRUE;
 }
 
@@ -856,9 +971,22 @@ option_parse_failed (GOptionContext *context G_GNUC_UNUSED, GOptionGroup *group 
 }
 
 static gboolean
+option_parse_file (const char *option_name G_GNUC_UNUSED, const char *value, gpointer data,
+                   GError **error G_GNUC_UNUSED)
+{
+  OptionGroupData *group_data = data;
+
+  /* The last one wins, as for every other option. */
+  g_free (group_data->file);
+  group_data->file = g_strdup (value);
+  return TRUE;
+}
+
+static gboolean
 option_parse (const char *option_name, const char *value, gpointer data, GError **error)
 {
-  KvevConfig *config = ((OptionGroupData *) data)->config;
+  OptionGroupData *group_data = data;
+  KvevConfig *config = group_data->config;
   const Flag *flag = flag_of_option (option_name);
 
   if (flag == NULL)
@@ -876,7 +1004,10 @@ option_parse (const char *option_name, const char *value, gpointer data, GError 
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _ ("Missing value for %s"), shown);
       return FALSE;
     }
-  return config_set_flag (config, flag, value, error);
+  if (!config_set_flag (config, flag, value, error))
+    return FALSE;
+  group_data->on_command_line[flag - flags] = TRUE;
+  return TRUE;
 }
 
 /* g_option_group_set_translation_domain would call dgettext before our
@@ -887,14 +1018,13 @@ option_translate (const char *text, gpointer data G_GNUC_UNUSED)
   return kvev_gettext (text);
 }
 
-GOptionGroup *
-kvev_config_option_group (KvevConfig *config)
+static GOptionGroup *
+option_group_new (KvevConfig *config, gboolean with_file)
 {
-  GOptionEntry entries[N_FLAGS + 1];
+  GOptionEntry entries[N_FLAGS + 2];
+  GOptionEntry *entry = entries;
   GOptionGroup *group;
   OptionGroupData *group_data;
-
-  kvev_return_val_if_fail (config != NULL, NULL);
 
   derived_tables_init ();
 
@@ -906,24 +1036,52 @@ kvev_config_option_group (KvevConfig *config)
                               N_ ("Show KV event publisher options"), group_data,
                               option_group_data_free);
   g_option_group_set_translate_func (group, option_translate, NULL, NULL);
-  g_option_group_set_parse_hooks (group, option_pre_parse, NULL);
+  g_option_group_set_parse_hooks (group, option_pre_parse, with_file ? option_post_parse : NULL);
   g_option_group_set_error_hook (group, option_parse_failed);
 
   memset (entries, 0, sizeof entries);
-  for (gsize i = 0; i < N_FLAGS; i++)
+  if (with_file)
     {
-      entries[i].long_name = option_names[i];
-      entries[i].short_name = 0;
-      entries[i].flags
+      entry->long_name = CONFIG_FILE_OPTION;
+      entry->flags = G_OPTION_FLAG_FILENAME;
+      entry->arg = G_OPTION_ARG_CALLBACK;
+      entry->arg_data = (gpointer) option_parse_file;
+      entry->description = N_ ("Read the [kv_events] group of the key file FILE first; the other "
+                               "options override it wherever they stand, and a relative path in "
+                               "it is relative to its directory");
+      entry->arg_description = N_ ("FILE");
+      entry++;
+    }
+  for (gsize i = 0; i < N_FLAGS; i++, entry++)
+    {
+      entry->long_name = option_names[i];
+      entry->short_name = 0;
+      entry->flags
           = flags[i].type == FLAG_BOOLEAN ? G_OPTION_FLAG_OPTIONAL_ARG : G_OPTION_FLAG_NONE;
-      entries[i].arg = G_OPTION_ARG_CALLBACK;
-      entries[i].arg_data = (gpointer) option_parse;
-      entries[i].description = flags[i].help;
-      entries[i].arg_description = flags[i].arg;
+      entry->arg = G_OPTION_ARG_CALLBACK;
+      entry->arg_data = (gpointer) option_parse;
+      entry->description = flags[i].help;
+      entry->arg_description = flags[i].arg;
     }
   /* The group copies the array; the strings it points to are static. */
   g_option_group_add_entries (group, entries);
   return group;
+}
+
+GOptionGroup *
+kvev_config_option_group (KvevConfig *config)
+{
+  kvev_return_val_if_fail (config != NULL, NULL);
+
+  return option_group_new (config, FALSE);
+}
+
+GOptionGroup *
+kvev_config_option_group_with_file (KvevConfig *config)
+{
+  kvev_return_val_if_fail (config != NULL, NULL);
+
+  return option_group_new (config, TRUE);
 }
 
 gboolean

@@ -59,6 +59,12 @@ TESTS += tests/test-api
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TEST_HAVE_ZMQ=$(HAVE_ZMQ_01)
 tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 
+# A configuration read from a key file by its path, relative paths in it
+# resolved beside it, and --kv-events-config-file under the command line.
+check_PROGRAMS += tests/test-config-file
+TESTS += tests/test-config-file
+tests_test_config_file_LDADD = $(TEST_PUBLIC_LIBS)
+
 # Packaging checks: symbols, headers, the two catalogues, and every
 # manual page of the tree (doc/*.7 and the tools' pages) as lintian reads
 # them.
@@ -214,6 +220,11 @@ tests_test_kvtool_LDADD = $(KVTOOL_LIBS)
 # files, and a CURVE stream from kvevents-pub to kvevents-sub.
 TESTS += tests/test-tools.sh tests/test-keygen.sh
 EXTRA_DIST += tests/test-tools.sh tests/test-keygen.sh
+
+# README's CURVE walk-through, its commands read out of README and run in
+# a temporary directory in place of /etc/kvevents.
+TESTS += tests/test-readme-curve.sh
+EXTRA_DIST += tests/test-readme-curve.sh
 if HAVE_ZMQ
 check_PROGRAMS += tests/sendframes
 tests_sendframes_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS)

@@ -723,8 +723,9 @@ main (int argc, char **argv)
                                 N_ ("A small in-memory store master that publishes its cache "
                                     "availability through libkvevents."));
   g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
-  /* The library's own flags, exactly as a master exposes them. */
-  g_option_context_add_group (context, kvev_config_option_group (config));
+  /* The library's own flags, exactly as a master exposes them, and a key
+   * file of them that the command line overrides. */
+  g_option_context_add_group (context, kvev_config_option_group_with_file (config));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);

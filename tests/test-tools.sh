@@ -81,16 +81,17 @@ printf 'stats\nsleep 300\nstats\n' | "$PUB" >"$dir/closed-pub" 2>"$dir/closed-pu
 check "a closed standard output is status 1 for kvevents-pub, reported" \
   sh -c "test $? = 1 && grep -q 'cannot write: Broken pipe' '$dir/closed-pub.err'"
 
-# A --config that cannot be read is status 1, a directory too; a pipe is
-# read like a file (its wrong value here is status 2, as from a file).
+# A --kv-events-config-file that cannot be read is status 1, a directory
+# too; a pipe is read like a file (its wrong value here is status 2, as
+# from a file).
 mkdir "$dir/config-dir"
-"$PUB" --config="$dir/config-dir" </dev/null >/dev/null 2>"$dir/config-dir.err"
+"$PUB" --kv-events-config-file="$dir/config-dir" </dev/null >/dev/null 2>"$dir/config-dir.err"
 config_dir=$?
 mkfifo "$dir/config-fifo"
 printf '[kv_events]\nkv_events_dp_rank=x\n' >"$dir/config-fifo" &
-"$PUB" --config="$dir/config-fifo" </dev/null >/dev/null 2>"$dir/config-fifo.err"
+"$PUB" --kv-events-config-file="$dir/config-fifo" </dev/null >/dev/null 2>"$dir/config-fifo.err"
 config_fifo=$?
-check "--config: a directory is status 1, a FIFO is read" \
+check "--kv-events-config-file: a directory is status 1, a FIFO is read" \
   sh -c "test $config_dir = 1 && grep -q 'config-dir' '$dir/config-dir.err' &&
          test $config_fifo = 2 && grep -q 'kv_events_dp_rank' '$dir/config-fifo.err'"
 
@@ -107,11 +108,12 @@ check "an unknown option is a usage error (status 2)" test $? = 2
 "$PUB" --enable-kv-events </dev/null >/dev/null 2>"$dir/incomplete.err"
 check "an enabled configuration without an endpoint is a usage error" test $? = 2
 printf '[kv_events]\nkv_events_dp_rnak=1\n' >"$dir/bad.conf"
-"$PUB" --config="$dir/bad.conf" </dev/null >/dev/null 2>"$dir/bad-conf.err"
-check "--config reports an unknown key" test $? = 2 -a -s "$dir/bad-conf.err"
-"$PUB" --config="$dir/no-such.conf" </dev/null >/dev/null 2>"$dir/missing-conf.err"
-check "a --config file that cannot be read fails (status 1), as --input does" \
-  sh -c "test $? = 1 && grep -q 'no-such.conf' '$dir/missing-conf.err'"
+"$PUB" --kv-events-config-file="$dir/bad.conf" </dev/null >/dev/null 2>"$dir/bad-conf.err"
+check "--kv-events-config-file reports an unknown key" \
+  sh -c "test $? = 2 && grep -q 'kv_events_dp_rnak' '$dir/bad-conf.err'"
+"$PUB" --kv-events-config-file="$dir/no-such.conf" </dev/null >/dev/null 2>"$dir/missing-conf.err"
+check "a --kv-events-config-file that cannot be read fails (status 1), as --input does" \
+  sh -c "test $? = 1 && grep -q -- '--kv-events-config-file: .*no-such.conf' '$dir/missing-conf.err'"
 "$PUB" --input="$dir" >/dev/null 2>"$dir/unreadable.err"
 check "an input that cannot be read fails (status 1) also without --strict" \
   sh -c "test $? = 1 && grep -q 'cannot read' '$dir/unreadable.err'"
@@ -308,8 +310,8 @@ check "--quiet prints only the summary" \
 printf '[kv_events]\nkv_events_backend_id=from-file\nkv_events_model_name=file-model\nkv_events_lora_name=file-lora\n' \
   >"$dir/pub.conf"
 printf 'stored - k1 cpu\n' >"$dir/config.in"
-PUB_FLAGS="--config=$dir/pub.conf --kv-events-model-name=cli-model" pubsub config
-check "--config is read, and options override it" \
+PUB_FLAGS="--kv-events-model-name=cli-model --kv-events-config-file=$dir/pub.conf" pubsub config
+check "--kv-events-config-file is read, and options before it override it too" \
   sh -c "grep -q '\"model_name\": \"cli-model\"' '$dir/config.out' &&
          grep -q '\"lora_name\": \"file-lora\"' '$dir/config.out' &&
          grep -q '\"backend_id\": \"tools\"' '$dir/config.out' &&

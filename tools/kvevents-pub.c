@@ -471,41 +471,6 @@ wait_for_subscribers (KvevPublisher *publisher, guint n, gint64 timeout_ms)
   return FALSE;
 }
 
-/* --config is read before the other options, so that they override it. */
-static gboolean
-load_config_file (KvevConfig *config, char **argv, GError **error)
-{
-  /* parse_strv () frees what it takes out of its own copy. */
-  g_auto (GStrv) args = g_strdupv (argv);
-  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
-  g_autoptr (GKeyFile) key_file = g_key_file_new ();
-  g_autofree char *path = NULL;
-  g_autofree char *contents = NULL;
-  gsize length = 0;
-  const GOptionEntry entries[] = {
-    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &path, NULL, NULL },
-    { NULL },
-  };
-
-  g_option_context_set_help_enabled (context, FALSE);
-  g_option_context_set_ignore_unknown_options (context, TRUE);
-  g_option_context_add_main_entries (context, entries, NULL);
-  /* Errors are the second parse's to report. */
-  if (!g_option_context_parse_strv (context, &args, NULL) || path == NULL)
-    return TRUE;
-  /* Read first, then parsed: g_key_file_load_from_file () reports a
-   * directory or a FIFO as a parse error, which would be status 2, and
-   * this way --config=<(...) works. */
-  if (!g_file_get_contents (path, &contents, &length, error)
-      || !g_key_file_load_from_data (key_file, contents, length, G_KEY_FILE_NONE, error)
-      || !kvev_config_load_key_file (config, key_file, NULL, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -513,7 +478,6 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (KvevPublisher) publisher = NULL;
-  g_autofree char *config_path = NULL;
   g_autofree char *input_path = NULL;
   g_autofree char *close_timeout = NULL;
   g_autofree char *enabled = NULL;
@@ -527,9 +491,6 @@ main (int argc, char **argv)
   guint bad;
   int status = KVT_EXIT_OK;
   const GOptionEntry entries[] = {
-    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
-      N_ ("Read the [kv_events] group of the key file FILE first; options override it"),
-      N_ ("FILE") },
     { "input", 'i', 0, G_OPTION_ARG_FILENAME, &input_path,
       N_ ("Read commands from FILE instead of standard input"), N_ ("FILE") },
     { "wait-subscribers", 'w', 0, G_OPTION_ARG_INT, &wait_subscribers,
@@ -550,14 +511,6 @@ main (int argc, char **argv)
   kvt_init_i18n ();
   g_set_prgname ("kvevents-pub");
 
-  if (!load_config_file (config, argv, &error))
-    {
-      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
-      /* A file that cannot be read is status 1, as for --input; one that
-       * was read but is wrong is the configuration's fault. */
-      return error->domain == G_FILE_ERROR ? KVT_EXIT_FAILURE : KVT_EXIT_USAGE;
-    }
-
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, KVT_GETTEXT_PACKAGE);
   g_option_context_set_summary (
@@ -572,11 +525,14 @@ main (int argc, char **argv)
           "MEDIA is cpu, disk, cpu,disk or none; - is an empty TENANT, KEY or GROUP;\n"
           "%XX is the byte 0xXX; # starts a comment."));
   g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
-  g_option_context_add_group (context, kvev_config_option_group (config));
+  g_option_context_add_group (context, kvev_config_option_group_with_file (config));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
-      return KVT_EXIT_USAGE;
+      /* A --kv-events-config-file that cannot be read is status 1, as for
+       * --input; one that was read but is wrong is the configuration's
+       * fault. */
+      return error->domain == G_FILE_ERROR ? KVT_EXIT_FAILURE : KVT_EXIT_USAGE;
     }
   if (version)
     {

@@ -102,7 +102,11 @@ KVEV_API const char *const *kvev_config_flags (void);
  *
  * Sets every key of @group as kvev_config_set() would.  A missing group
  * changes nothing and succeeds.  The first unknown key or bad value fails
- * the whole load, naming the key, and leaves @config as it was.
+ * the whole load, naming the key, and leaves @config as it was.  A
+ * #GKeyFile does not know the file it was read from, so a relative path
+ * in it (kv_events_curve_secret_key_file, ...) stays relative to the
+ * current directory; kvev_config_load_file() resolves it against the
+ * file's directory.
  *
  * Returns: %TRUE on success.
  */
@@ -110,6 +114,33 @@ KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
                                              GKeyFile *key_file,
                                              const char *group,
                                              GError **error);
+
+/**
+ * kvev_config_load_file:
+ * @config: a configuration.
+ * @path: (type filename): the key file to read; a FIFO or a pipe is read
+ *   as a file.
+ * @group: (nullable): the group to read, %NULL for "kv_events".
+ * @error: return location for a #GError, or %NULL.
+ *
+ * Reads @path and loads @group as kvev_config_load_key_file() does, with
+ * one difference: a relative value of a path flag
+ * (kv_events_curve_secret_key_file, kv_events_curve_allowed_clients_file)
+ * names a file in the directory of @path, as most daemons read their
+ * configuration, and is stored as an absolute path, so changing directory
+ * afterwards changes nothing.  Values given by kvev_config_set() or on
+ * the command line stay relative to the current directory.
+ *
+ * Returns: %TRUE on success; %FALSE with a %G_FILE_ERROR (naming @path)
+ *   when it cannot be read, a %G_KEY_FILE_ERROR when it is not a key
+ *   file, or a %KVEV_ERROR as from kvev_config_load_key_file(), the last
+ *   two prefixed with @path.  On failure @config is unchanged.
+ * Since: 1.1
+ */
+KVEV_API gboolean kvev_config_load_file (KvevConfig *config,
+                                         const char *path,
+                                         const char *group,
+                                         GError **error);
 
 /**
  * kvev_config_option_group:
@@ -128,6 +159,34 @@ KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
  *   g_option_context_add_group(), which takes it.
  */
 KVEV_API GOptionGroup *kvev_config_option_group (KvevConfig *config);
+
+/**
+ * kvev_config_option_group_with_file:
+ * @config: a configuration that outlives the option group's use.
+ *
+ * The group of kvev_config_option_group() with one more option,
+ * --kv-events-config-file=FILE: a key file whose [kv_events] group is
+ * loaded as kvev_config_load_file() loads it, before the other options
+ * of the group, wherever they stand on the command line, so that they
+ * override it.  Given more than once, the last one counts.  The file is
+ * read once the whole command line is parsed; a file that cannot be read
+ * or a bad value in it fails the parse with the error of
+ * kvev_config_load_file(), prefixed with "--kv-events-config-file: ", and
+ * leaves @config as it was before the parse.  Without the option it
+ * behaves as kvev_config_option_group().  This is the one call a master
+ * needs for "key file first, command line over it":
+ *
+ * |[<!-- language="C" -->
+ * g_option_context_add_group (context, kvev_config_option_group_with_file (config));
+ * if (!g_option_context_parse (context, &argc, &argv, &error))
+ *   ...
+ * ]|
+ *
+ * Returns: (transfer full): a new group, usually handed to
+ *   g_option_context_add_group(), which takes it.
+ * Since: 1.1
+ */
+KVEV_API GOptionGroup *kvev_config_option_group_with_file (KvevConfig *config);
 
 /**
  * kvev_config_validate:
