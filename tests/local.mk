@@ -65,6 +65,12 @@ tests_test_api_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 
+# The build tree's kvevents.pc: what a master's build sees of it.
+TESTS += tests/test-pkgconfig.sh
+EXTRA_DIST += tests/test-pkgconfig.sh
+AM_TESTS_ENVIRONMENT += PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG; \
+	libdir='$(libdir)'; export libdir; includedir='$(includedir)'; export includedir;
+
 # A tool in zh_CN, each message from its own domain: the build tree's
 # kvevents-pub with the catalogues just built (make check), then the
 # installed one with the installed catalogues (make installcheck, so
