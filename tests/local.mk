@@ -71,6 +71,12 @@ EXTRA_DIST += tests/test-pkgconfig.sh
 AM_TESTS_ENVIRONMENT += PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG; \
 	libdir='$(libdir)'; export libdir; includedir='$(includedir)'; export includedir;
 
+# The CMake package (cmake/) under a temporary prefix.
+TESTS += tests/test-cmake.sh
+EXTRA_DIST += tests/test-cmake.sh
+AM_TESTS_ENVIRONMENT += CMAKE='$(CMAKE)'; export CMAKE; prefix='$(prefix)'; export prefix; \
+	PACKAGE_VERSION='$(PACKAGE_VERSION)'; export PACKAGE_VERSION;
+
 # A tool in zh_CN, each message from its own domain: the build tree's
 # kvevents-pub with the catalogues just built (make check), then the
 # installed one with the installed catalogues (make installcheck, so
