@@ -71,6 +71,11 @@ EXTRA_DIST += tests/test-pkgconfig.sh
 AM_TESTS_ENVIRONMENT += PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG; \
 	libdir='$(libdir)'; export libdir; includedir='$(includedir)'; export includedir;
 
+# The C++ example master (examples/), run from the build tree.
+TESTS += tests/test-master-cpp.sh
+EXTRA_DIST += tests/test-master-cpp.sh
+AM_TESTS_ENVIRONMENT += KVEV_HAVE_CXX17='$(HAVE_CXX17_01)'; export KVEV_HAVE_CXX17;
+
 # The CMake package (cmake/) under a temporary prefix.
 TESTS += tests/test-cmake.sh
 EXTRA_DIST += tests/test-cmake.sh
