@@ -80,7 +80,9 @@ AM_TESTS_ENVIRONMENT += KVEV_HAVE_CXX17='$(HAVE_CXX17_01)'; export KVEV_HAVE_CXX
 TESTS += tests/test-cmake.sh
 EXTRA_DIST += tests/test-cmake.sh
 AM_TESTS_ENVIRONMENT += CMAKE='$(CMAKE)'; export CMAKE; prefix='$(prefix)'; export prefix; \
-	PACKAGE_VERSION='$(PACKAGE_VERSION)'; export PACKAGE_VERSION;
+	PACKAGE_VERSION='$(PACKAGE_VERSION)'; export PACKAGE_VERSION; CXX='$(CXX)'; export CXX; \
+	KVEV_CFLAGS='$(CFLAGS)'; KVEV_CXXFLAGS='$(CXXFLAGS)'; KVEV_LDFLAGS='$(LDFLAGS)'; \
+	export KVEV_CFLAGS KVEV_CXXFLAGS KVEV_LDFLAGS;
 
 # A tool in zh_CN, each message from its own domain: the build tree's
 # kvevents-pub with the catalogues just built (make check), then the

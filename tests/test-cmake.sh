@@ -19,6 +19,12 @@ if [ "$rel_lib" = "$libdir" ] || [ "$rel_inc" = "$includedir" ]; then
   exit 0
 fi
 echo "1..6"
+# The build's compilers (CC, CXX) and flags: a sanitized library needs
+# its runtime in every program that links it.
+CFLAGS=${KVEV_CFLAGS:-}
+CXXFLAGS=${KVEV_CXXFLAGS:-}
+LDFLAGS=${KVEV_LDFLAGS:-}
+export CFLAGS CXXFLAGS LDFLAGS
 srcdir=$(cd "$top_srcdir" && pwd)
 builddir=$(cd "$top_builddir" && pwd)
 tmp=$(mktemp -d) || exit 1
