@@ -10,15 +10,20 @@
 # library does; EXAMPLE.c... are the example master's sources
 # (examples/mini-master.c examples/store.c), built the way its opening
 # comment tells a reader to build it, and run disabled and on ipc://.
+# KVEV_MASTER_CPP, when set, is examples/master.cpp, built with $CXX as
+# strictly as a C++ master's build would and run on ipc://.
+# cmake/installcheck.sh builds them with CMake's find_package instead.
 #
-# Environment (from make): CC PKG_CONFIG DESTDIR prefix exec_prefix libdir
-# includedir.  make distcheck runs this with a temporary prefix; an
-# installation staged with DESTDIR works too.
+# Environment (from make): CC CXX KVEV_MASTER_CPP PKG_CONFIG DESTDIR prefix
+# exec_prefix libdir includedir.  make distcheck runs this with a
+# temporary prefix; an installation staged with DESTDIR works too.
 set -eu
 
 consumer_src=$1
 shift
 CC=${CC:-cc}
+CXX=${CXX:-c++}
+KVEV_MASTER_CPP=${KVEV_MASTER_CPP:-}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 DESTDIR=${DESTDIR:-}
 : "${libdir:?}" "${includedir:?}" "${prefix:?}"
@@ -60,13 +65,14 @@ esac
 
 export LD_LIBRARY_PATH="$DESTDIR$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-# compile NAME SOURCE...: link a program against the installed library and
-# make sure it would load the installed libkvevents.so.1.
+# compile NAME COMPILER SOURCE...: link a program against the installed
+# library and make sure it would load the installed libkvevents.so.1.
 compile () {
   name=$1
-  shift
-  # shellcheck disable=SC2086 # $flags is pkg-config's word list
-  $CC -Wall -o "$tmp/$name" "$@" $flags
+  compiler=$2
+  shift 2
+  # shellcheck disable=SC2086 # the compiler's words, pkg-config's word list
+  $compiler -Wall -o "$tmp/$name" "$@" $flags
   loaded=$(ldd "$tmp/$name" 2>/dev/null | sed -n 's/^[[:space:]]*libkvevents\.so\.1 => \([^ ]*\).*/\1/p')
   case $loaded in
     "$DESTDIR$libdir"/*) echo "installcheck: $name loads $loaded" ;;
@@ -74,7 +80,7 @@ compile () {
   esac
 }
 
-compile consumer "$consumer_src"
+compile consumer "$CC" "$consumer_src"
 "$tmp/consumer"                 # a disabled publisher: no socket at all
 mkdir "$tmp/run"
 "$tmp/consumer" "$tmp/run"      # publishing on ipc:// in a private directory
@@ -82,7 +88,7 @@ mkdir "$tmp/run"
 # The example master, disabled and then publishing.  Its last line is the
 # publisher's statistics: with a transport, every event it queued went
 # out and none was refused.
-compile mini-master "$@"
+compile mini-master "$CC" "$@"
 "$tmp/mini-master" >"$tmp/disabled.json"
 grep -q '"enabled": false' "$tmp/disabled.json" || {
   echo "installcheck: mini-master without --enable-kv-events: $(cat "$tmp/disabled.json")" >&2
@@ -99,6 +105,15 @@ if grep -q '"enabled": true' "$tmp/enabled.json"; then
     echo "installcheck: mini-master did not publish every event it queued" >&2
     exit 1
   fi
+fi
+
+if [ -n "$KVEV_MASTER_CPP" ]; then
+  compile master "$CXX -std=c++17 -Wextra -pedantic -Werror" "$KVEV_MASTER_CPP"
+  "$tmp/master" "ipc://$tmp/run/master.sock" >"$tmp/master.json" || {
+    echo "installcheck: master did not publish every event it queued: $(cat "$tmp/master.json")" >&2
+    exit 1
+  }
+  echo "installcheck: master: $(cat "$tmp/master.json")"
 fi
 
 echo "installcheck: ok"

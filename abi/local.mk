@@ -63,10 +63,15 @@ update-abi: $(lib_LTLIBRARIES)
 
 # make installcheck (and so make distcheck): programs that know the
 # library only through the installed kvevents.pc, a check of the API and
-# the example master, are compiled, linked and run against the installed
-# files.  See abi/installcheck.sh.
+# the example masters (the C++ one when there is a C++17 compiler), are
+# compiled, linked and run against the installed files.  See
+# abi/installcheck.sh.
+if KVEV_HAVE_CXX17
+KVEV_MASTER_CPP = $(srcdir)/examples/master.cpp
+endif
 installcheck-local:
 	CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' DESTDIR='$(DESTDIR)' \
+	CXX='$(CXX)' KVEV_MASTER_CPP='$(KVEV_MASTER_CPP)' \
 	prefix='$(prefix)' exec_prefix='$(exec_prefix)' \
 	libdir='$(libdir)' includedir='$(includedir)' \
 	$(SHELL) $(srcdir)/%reldir%/installcheck.sh \

@@ -14,6 +14,19 @@ noinst_PROGRAMS += %reldir%/mini-master
 %canon_reldir%_mini_master_CPPFLAGS = $(KVEV_EXAMPLE_CPPFLAGS)
 %canon_reldir%_mini_master_LDADD = %reldir%/libstore.la libkvevents/libkvevents.la $(GLIB_LIBS)
 
+# master.cpp: the README's tour as a C++17 master, built by make check
+# (and run by tests/test-master-cpp.sh) as strictly as a C++ master's
+# build would; make installcheck builds it against the installed files
+# with pkg-config and with CMake.  Without a C++17 compiler it is left out.
+if KVEV_HAVE_CXX17
+check_PROGRAMS += %reldir%/master
+%canon_reldir%_master_SOURCES = %reldir%/master.cpp
+%canon_reldir%_master_CPPFLAGS = $(KVEV_EXAMPLE_CPPFLAGS)
+%canon_reldir%_master_CXXFLAGS = -std=c++17 $(WARN_CXXFLAGS)
+%canon_reldir%_master_LDADD = libkvevents/libkvevents.la $(GLIB_LIBS)
+endif
+EXTRA_DIST += %reldir%/master.cpp
+
 # The public headers and GLib, nothing of the library's own.
 KVEV_EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include $(GLIB_CFLAGS)
 

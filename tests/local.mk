@@ -71,6 +71,25 @@ tests_test_config_file_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 EXTRA_DIST += tests/test-symbols.sh tests/test-headers.sh tests/test-po.sh tests/test-man.sh
 
+# The build tree's kvevents.pc: what a master's build sees of it.
+TESTS += tests/test-pkgconfig.sh
+EXTRA_DIST += tests/test-pkgconfig.sh
+AM_TESTS_ENVIRONMENT += PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG; \
+	libdir='$(libdir)'; export libdir; includedir='$(includedir)'; export includedir;
+
+# The C++ example master (examples/), run from the build tree.
+TESTS += tests/test-master-cpp.sh
+EXTRA_DIST += tests/test-master-cpp.sh
+AM_TESTS_ENVIRONMENT += KVEV_HAVE_CXX17='$(HAVE_CXX17_01)'; export KVEV_HAVE_CXX17;
+
+# The CMake package (cmake/) under a temporary prefix.
+TESTS += tests/test-cmake.sh
+EXTRA_DIST += tests/test-cmake.sh
+AM_TESTS_ENVIRONMENT += CMAKE='$(CMAKE)'; export CMAKE; prefix='$(prefix)'; export prefix; \
+	PACKAGE_VERSION='$(PACKAGE_VERSION)'; export PACKAGE_VERSION; CXX='$(CXX)'; export CXX; \
+	KVEV_CFLAGS='$(CFLAGS)'; KVEV_CXXFLAGS='$(CXXFLAGS)'; KVEV_LDFLAGS='$(LDFLAGS)'; \
+	export KVEV_CFLAGS KVEV_CXXFLAGS KVEV_LDFLAGS;
+
 # A tool in zh_CN, each message from its own domain: the build tree's
 # kvevents-pub with the catalogues just built (make check), then the
 # installed one with the installed catalogues (make installcheck, so
