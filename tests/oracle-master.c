@@ -753,6 +753,12 @@ main (int argc, char **argv)
       g_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KVT_EXIT_FAILURE;
     }
+  store_init (&store, publisher);
+  /* Under the store's lock, which every operation holds (kvevents(7),
+   * SNAPSHOTS); the walk may run whenever a subscriber asks,
+   * even one whose first message is the heartbeat its subscription brings. */
+  kvev_publisher_set_snapshot_func (publisher, store_snapshot, &store, NULL);
+
   /* A subscriber receives nothing sent before its subscription arrived,
    * and the oracle needs every event.  A publisher that publishes
    * nothing has nobody to wait for. */
@@ -766,13 +772,11 @@ main (int argc, char **argv)
                        (guint) wait_subscribers),
           g_get_prgname (), kvev_publisher_stat (publisher, KVEV_STAT_SUBSCRIPTIONS),
           (guint) wait_subscribers, wait_timeout_ms);
+      kvev_publisher_set_snapshot_func (publisher, NULL, NULL, NULL);
+      store_clear (&store);
       kvev_publisher_free (publisher);
       return KVT_EXIT_FAILURE;
     }
-  store_init (&store, publisher);
-  /* Under the store's lock, which every operation holds (kvevents(7),
-   * SNAPSHOTS); the walk may run whenever a subscriber asks. */
-  kvev_publisher_set_snapshot_func (publisher, store_snapshot, &store, NULL);
 
   workload.store = &store;
   workload.rand = g_rand_new_with_seed ((guint32) seed);
