@@ -12,20 +12,13 @@
 #include "replay.h"
 
 #include "counter.h"
+#include "service.h"
 
-#include <errno.h>
 #include <string.h>
-
-#define STOP_ENDPOINT "inproc://kvevents-replay-stop"
 
 /* Messages copied out of the buffer at a time: the lock is the worker's
  * too, and a whole buffer at once would hold it for milliseconds. */
 #define CHUNK 64
-
-/* How long a reply waits for a subscriber that reads it too slowly
- * before it gives up on that subscriber: the thread serves one at a
- * time. */
-#define SEND_TIMEOUT_MS 5000
 
 /* Replies may run ahead of kv_events_replay_rate_bytes by this share of
  * a second's worth: a short replay goes out at once. */
@@ -43,10 +36,7 @@ typedef struct
 struct _KvevReplay
 {
   const KvevSettings *settings;
-  void *socket;
-  void *stop_in;  /* the thread's end */
-  void *stop_out; /* kvev_replay_stop()'s end */
-  GThread *thread;
+  KvevService *service;
 
   /* A ring that grows up to settings->replay_buffer_messages, under lock. */
   GMutex lock;
@@ -179,33 +169,6 @@ copy_chunk (KvevReplay *replay, guint64 start, guint64 until, Entry *out)
   return (guint) n;
 }
 
-/* Sends the first frame, the peer's identity, waiting while the peer's
- * pipe is full (ZMQ_ROUTER_MANDATORY says so instead of dropping).  The
- * frames after it always go.  FALSE when the peer is gone or too slow. */
-static gboolean
-send_identity (KvevReplay *replay, zmq_msg_t *identity)
-{
-  gint64 deadline = g_get_monotonic_time () + SEND_TIMEOUT_MS * 1000;
-
-  for (;;)
-    {
-      /* POLLOUT on the socket says only that some peer has room, maybe
-       * not this one: wait on the stop socket instead, a millisecond at
-       * a time, so that a free does not wait for a slow reader. */
-      zmq_pollitem_t stop = { replay->stop_in, 0, ZMQ_POLLIN, 0 };
-      zmq_msg_t copy;
-
-      zmq_msg_init (&copy);
-      zmq_msg_copy (&copy, identity);
-      if (zmq_msg_send (&copy, replay->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        return TRUE;
-      zmq_msg_close (&copy);
-      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
-          || zmq_poll (&stop, 1, 1) != 0)
-        return FALSE;
-    }
-}
-
 /* Holds the thread back while replies have gone out faster than
  * kv_events_replay_rate_bytes.  FALSE when kvev_replay_stop() came
  * meanwhile. */
@@ -221,32 +184,26 @@ pace (KvevReplay *replay, gsize bytes)
                         rate * BURST_SECONDS);
   replay->refilled = now;
   replay->credit -= (double) bytes;
-  if (replay->credit < 0)
-    {
-      zmq_pollitem_t stop = { replay->stop_in, 0, ZMQ_POLLIN, 0 };
-      long wait_ms = (long) (-replay->credit * 1000 / rate) + 1;
-
-      if (zmq_poll (&stop, 1, wait_ms) != 0)
-        return FALSE;
-    }
-  return TRUE;
+  return replay->credit >= 0
+         || kvev_service_wait (replay->service, (long) (-replay->credit * 1000 / rate) + 1);
 }
 
 static gboolean
 send_reply (KvevReplay *replay, zmq_msg_t *identity, const void *topic, gsize topic_len,
             guint64 sequence, zmq_msg_t *payload)
 {
+  void *socket = kvev_service_socket (replay->service);
   guint64 sequence_be = GUINT64_TO_BE (sequence);
 
-  if (!send_identity (replay, identity))
+  if (!kvev_service_send_identity (replay->service, identity))
     return FALSE;
-  zmq_send (replay->socket, "", 0, ZMQ_SNDMORE);
-  zmq_send (replay->socket, topic, topic_len, ZMQ_SNDMORE);
-  zmq_send (replay->socket, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE);
+  zmq_send (socket, "", 0, ZMQ_SNDMORE);
+  zmq_send (socket, topic, topic_len, ZMQ_SNDMORE);
+  zmq_send (socket, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE);
   if (payload != NULL)
-    zmq_msg_send (payload, replay->socket, 0);
+    zmq_msg_send (payload, socket, 0);
   else
-    zmq_send (replay->socket, "", 0, 0);
+    zmq_send (socket, "", 0, 0);
   return TRUE;
 }
 
@@ -286,114 +243,40 @@ answer (KvevReplay *replay, zmq_msg_t *identity, guint64 start)
     send_reply (replay, identity, "", 0, G_MAXUINT64, NULL);
 }
 
-/* Reads one request, all of its frames; answers it if it is well formed. */
+/* Answers a well-formed request: [identity, "", start]. */
 static void
-serve (KvevReplay *replay)
-{
-  zmq_msg_t frames[REQUEST_FRAMES];
-  zmq_msg_t extra;
-  guint n = 0, i;
-  int more = 1;
-  size_t more_len = sizeof more;
-
-  while (more)
-    {
-      zmq_msg_t *frame = n < REQUEST_FRAMES ? &frames[n] : &extra;
-
-      zmq_msg_init (frame);
-      if (zmq_msg_recv (frame, replay->socket, ZMQ_DONTWAIT) < 0)
-        {
-          zmq_msg_close (frame);
-          break;
-        }
-      if (frame == &extra)
-        zmq_msg_close (&extra);
-      n++;
-      if (zmq_getsockopt (replay->socket, ZMQ_RCVMORE, &more, &more_len) != 0)
-        more = 0;
-    }
-  if (n == REQUEST_FRAMES && zmq_msg_size (&frames[1]) == 0
-      && zmq_msg_size (&frames[2]) == sizeof (guint64))
-    {
-      guint64 start_be;
-
-      memcpy (&start_be, zmq_msg_data (&frames[2]), sizeof start_be);
-      answer (replay, &frames[0], GUINT64_FROM_BE (start_be));
-    }
-  else if (n > 0)
-    kvev_counter_add (&replay->counts.malformed_requests, 1);
-  for (i = 0; i < MIN (n, REQUEST_FRAMES); i++)
-    zmq_msg_close (&frames[i]);
-}
-
-static gpointer
-replay_main (gpointer data)
+serve_request (KvevService *service, zmq_msg_t *frames, guint n_frames, gpointer data)
 {
   KvevReplay *replay = data;
+  guint64 start_be;
 
-  for (;;)
+  if (n_frames != REQUEST_FRAMES || zmq_msg_size (&frames[1]) != 0
+      || zmq_msg_size (&frames[2]) != sizeof start_be)
     {
-      zmq_pollitem_t items[] = {
-        { replay->socket, 0, ZMQ_POLLIN, 0 },
-        { replay->stop_in, 0, ZMQ_POLLIN, 0 },
-      };
-
-      if (zmq_poll (items, 2, -1) < 0)
-        {
-          if (zmq_errno () == EINTR)
-            continue;
-          break;
-        }
-      if (items[1].revents != 0)
-        break;
-      if (items[0].revents != 0)
-        serve (replay);
+      kvev_counter_add (&replay->counts.malformed_requests, 1);
+      return;
     }
-  zmq_close (replay->socket);
-  zmq_close (replay->stop_in);
-  return NULL;
+  memcpy (&start_be, zmq_msg_data (&frames[2]), sizeof start_be);
+  answer (replay, &frames[0], GUINT64_FROM_BE (start_be));
 }
 
 KvevReplay *
 kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GError **error)
 {
   KvevReplay *replay = g_new0 (KvevReplay, 1);
-  GError *thread_error = NULL;
-  int linger = 0;
 
   replay->settings = settings;
   g_mutex_init (&replay->lock);
-  replay->stop_in = zmq_socket (context, ZMQ_PAIR);
-  replay->stop_out = zmq_socket (context, ZMQ_PAIR);
-  if (replay->stop_in == NULL || replay->stop_out == NULL
-      || zmq_bind (replay->stop_in, STOP_ENDPOINT) != 0
-      || zmq_connect (replay->stop_out, STOP_ENDPOINT) != 0)
+  replay->service = kvev_service_start ("kvev-replay", context, socket, REQUEST_FRAMES,
+                                        serve_request, replay, error);
+  if (replay->service == NULL)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start replay: %s"),
-                   zmq_strerror (zmq_errno ()));
-      goto fail;
-    }
-  zmq_setsockopt (replay->stop_in, ZMQ_LINGER, &linger, sizeof linger);
-  zmq_setsockopt (replay->stop_out, ZMQ_LINGER, &linger, sizeof linger);
-  replay->socket = socket;
-  replay->thread = kvev_thread_try_new ("kvev-replay", replay_main, replay, &thread_error);
-  if (replay->thread == NULL)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start replay: %s"),
-                   thread_error->message);
-      g_error_free (thread_error);
-      goto fail;
+      g_prefix_error (error, _ ("Cannot start replay: "));
+      g_mutex_clear (&replay->lock);
+      g_free (replay);
+      return NULL;
     }
   return replay;
-
-fail:
-  if (replay->stop_in != NULL)
-    zmq_close (replay->stop_in);
-  if (replay->stop_out != NULL)
-    zmq_close (replay->stop_out);
-  g_mutex_clear (&replay->lock);
-  g_free (replay);
-  return NULL;
 }
 
 void
@@ -411,9 +294,7 @@ kvev_replay_stop (KvevReplay *replay)
 {
   if (replay == NULL)
     return;
-  zmq_send (replay->stop_out, "", 0, 0);
-  g_thread_join (replay->thread);
-  zmq_close (replay->stop_out);
+  kvev_service_stop (replay->service);
   while (replay->length > 0)
     drop_oldest_locked (replay);
   g_free (replay->entries);

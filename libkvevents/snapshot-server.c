@@ -21,19 +21,13 @@
 #include "encode.h"
 #include "fault.h"
 #include "precondition.h"
+#include "service.h"
 #include "utf8.h"
 
-#include <errno.h>
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
-
-#define STOP_ENDPOINT "inproc://kvevents-snapshot-stop"
-
-/* As replay's: how long a chunk waits for a subscriber that reads it too
- * slowly before the snapshot is given up. */
-#define SEND_TIMEOUT_MS 5000
 
 #define REQUEST_FRAMES 3
 
@@ -42,10 +36,7 @@ struct _KvevSnapshotServer
   const KvevSettings *settings;
   KvevQueue *queue;
   KvevSnapshotSource *source;
-  void *socket;
-  void *stop_in;
-  void *stop_out;
-  GThread *thread;
+  KvevService *service;
   KvevEncoder *encoder;
   KvevSnapshotCounts counts;
 };
@@ -77,38 +68,24 @@ static gboolean
 send_frames (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, const void *body,
              gsize body_len, gboolean body_is_malloced)
 {
-  zmq_msg_t copy;
+  void *socket = kvev_service_socket (server->service);
   zmq_msg_t message;
 
-  gint64 deadline = g_get_monotonic_time () + SEND_TIMEOUT_MS * 1000;
-
-  for (;;)
+  if (!kvev_service_send_identity (server->service, identity))
     {
-      /* As replay's: POLLOUT would say only that some peer has room. */
-      zmq_pollitem_t stop = { server->stop_in, 0, ZMQ_POLLIN, 0 };
-
-      zmq_msg_init (&copy);
-      zmq_msg_copy (&copy, identity);
-      if (zmq_msg_send (&copy, server->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        break;
-      zmq_msg_close (&copy);
-      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
-          || zmq_poll (&stop, 1, 1) != 0)
-        {
-          if (body_is_malloced)
-            free ((void *) body);
-          return FALSE;
-        }
+      if (body_is_malloced)
+        free ((void *) body);
+      return FALSE;
     }
-  zmq_send (server->socket, "", 0, ZMQ_SNDMORE);
-  zmq_send (server->socket, kind, strlen (kind), ZMQ_SNDMORE);
+  zmq_send (socket, "", 0, ZMQ_SNDMORE);
+  zmq_send (socket, kind, strlen (kind), ZMQ_SNDMORE);
   if (body_is_malloced)
     {
       zmq_msg_init_data (&message, (void *) body, body_len, free_payload, NULL);
-      zmq_msg_send (&message, server->socket, 0);
+      zmq_msg_send (&message, socket, 0);
     }
   else
-    zmq_send (server->socket, body, body_len, 0);
+    zmq_send (socket, body, body_len, 0);
   return TRUE;
 }
 
@@ -288,73 +265,24 @@ answer (KvevSnapshotServer *server, zmq_msg_t *identity)
     send_error (server, identity, error != NULL ? error->message : "the snapshot function failed");
 }
 
+/* Answers [identity, "", "snapshot"]; another shape is refused, with an
+ * error to a peer that sent a delimiter, which can take an answer. */
 static void
-serve (KvevSnapshotServer *server)
-{
-  zmq_msg_t frames[REQUEST_FRAMES];
-  zmq_msg_t extra;
-  guint n = 0, i;
-  int more = 1;
-  size_t more_len = sizeof more;
-
-  while (more)
-    {
-      zmq_msg_t *frame = n < REQUEST_FRAMES ? &frames[n] : &extra;
-
-      zmq_msg_init (frame);
-      if (zmq_msg_recv (frame, server->socket, ZMQ_DONTWAIT) < 0)
-        {
-          zmq_msg_close (frame);
-          break;
-        }
-      if (frame == &extra)
-        zmq_msg_close (&extra);
-      n++;
-      if (zmq_getsockopt (server->socket, ZMQ_RCVMORE, &more, &more_len) != 0)
-        more = 0;
-    }
-  if (n == REQUEST_FRAMES && zmq_msg_size (&frames[1]) == 0
-      && zmq_msg_size (&frames[2]) == strlen ("snapshot")
-      && memcmp (zmq_msg_data (&frames[2]), "snapshot", strlen ("snapshot")) == 0)
-    answer (server, &frames[0]);
-  else if (n > 0)
-    {
-      kvev_counter_add (&server->counts.requests, 1);
-      kvev_counter_add (&server->counts.refused, 1);
-      /* A peer that sent a delimiter can take an answer. */
-      if (n >= 2 && zmq_msg_size (&frames[1]) == 0)
-        send_error (server, &frames[0], "a snapshot request is one frame, \"snapshot\"");
-    }
-  for (i = 0; i < MIN (n, REQUEST_FRAMES); i++)
-    zmq_msg_close (&frames[i]);
-}
-
-static gpointer
-server_main (gpointer data)
+serve_request (KvevService *service, zmq_msg_t *frames, guint n_frames, gpointer data)
 {
   KvevSnapshotServer *server = data;
 
-  for (;;)
+  if (n_frames == REQUEST_FRAMES && zmq_msg_size (&frames[1]) == 0
+      && zmq_msg_size (&frames[2]) == strlen ("snapshot")
+      && memcmp (zmq_msg_data (&frames[2]), "snapshot", strlen ("snapshot")) == 0)
     {
-      zmq_pollitem_t items[] = {
-        { server->socket, 0, ZMQ_POLLIN, 0 },
-        { server->stop_in, 0, ZMQ_POLLIN, 0 },
-      };
-
-      if (zmq_poll (items, 2, -1) < 0)
-        {
-          if (zmq_errno () == EINTR)
-            continue;
-          break;
-        }
-      if (items[1].revents != 0)
-        break;
-      if (items[0].revents != 0)
-        serve (server);
+      answer (server, &frames[0]);
+      return;
     }
-  zmq_close (server->socket);
-  zmq_close (server->stop_in);
-  return NULL;
+  kvev_counter_add (&server->counts.requests, 1);
+  kvev_counter_add (&server->counts.refused, 1);
+  if (n_frames >= 2 && zmq_msg_size (&frames[1]) == 0)
+    send_error (server, &frames[0], "a snapshot request is one frame, \"snapshot\"");
 }
 
 KvevSnapshotServer *
@@ -362,45 +290,21 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
                             KvevQueue *queue, KvevSnapshotSource *source, GError **error)
 {
   KvevSnapshotServer *server = g_new0 (KvevSnapshotServer, 1);
-  GError *thread_error = NULL;
-  int linger = 0;
 
   server->settings = settings;
   server->queue = queue;
   server->source = source;
-  server->stop_in = zmq_socket (context, ZMQ_PAIR);
-  server->stop_out = zmq_socket (context, ZMQ_PAIR);
-  if (server->stop_in == NULL || server->stop_out == NULL
-      || zmq_bind (server->stop_in, STOP_ENDPOINT) != 0
-      || zmq_connect (server->stop_out, STOP_ENDPOINT) != 0)
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
-                   zmq_strerror (zmq_errno ()));
-      goto fail;
-    }
-  zmq_setsockopt (server->stop_in, ZMQ_LINGER, &linger, sizeof linger);
-  zmq_setsockopt (server->stop_out, ZMQ_LINGER, &linger, sizeof linger);
-  server->socket = socket;
   server->encoder = kvev_encoder_new (settings);
-  server->thread = kvev_thread_try_new ("kvev-snapshot", server_main, server, &thread_error);
-  if (server->thread == NULL)
+  server->service = kvev_service_start ("kvev-snapshot", context, socket, REQUEST_FRAMES,
+                                        serve_request, server, error);
+  if (server->service == NULL)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot start snapshots: %s"),
-                   thread_error->message);
-      g_error_free (thread_error);
-      goto fail;
+      g_prefix_error (error, _ ("Cannot start snapshots: "));
+      kvev_encoder_free (server->encoder);
+      g_free (server);
+      return NULL;
     }
   return server;
-
-fail:
-  if (server->stop_in != NULL)
-    zmq_close (server->stop_in);
-  if (server->stop_out != NULL)
-    zmq_close (server->stop_out);
-  if (server->encoder != NULL)
-    kvev_encoder_free (server->encoder);
-  g_free (server);
-  return NULL;
 }
 
 void
@@ -417,9 +321,7 @@ kvev_snapshot_server_stop (KvevSnapshotServer *server)
 {
   if (server == NULL)
     return;
-  zmq_send (server->stop_out, "", 0, 0);
-  g_thread_join (server->thread);
-  zmq_close (server->stop_out);
+  kvev_service_stop (server->service);
   kvev_encoder_free (server->encoder);
   g_free (server);
 }

@@ -1,0 +1,168 @@
+/* service.c: a ROUTER answered by a thread of its own; see service.h.
+ *
+ * The thread waits on the socket and on a PAIR that kvev_service_stop()
+ * writes to, so that a stop never waits for a peer, and reads each
+ * request whole before it answers, so that a malformed one is dropped
+ * whole too.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "service.h"
+
+#include <errno.h>
+
+struct _KvevService
+{
+  void *socket;
+  void *stop_in;  /* the thread's end */
+  void *stop_out; /* kvev_service_stop()'s end */
+  GThread *thread;
+  guint max_frames;
+  KvevServeFunc serve;
+  gpointer data;
+};
+
+/* Reads one request, all of its frames, and hands it over. */
+static void
+serve_one (KvevService *service)
+{
+  g_autofree zmq_msg_t *frames = g_new (zmq_msg_t, service->max_frames);
+  zmq_msg_t extra;
+  guint n = 0, i;
+  int more = 1;
+  size_t more_len = sizeof more;
+
+  while (more)
+    {
+      zmq_msg_t *frame = n < service->max_frames ? &frames[n] : &extra;
+
+      zmq_msg_init (frame);
+      if (zmq_msg_recv (frame, service->socket, ZMQ_DONTWAIT) < 0)
+        {
+          zmq_msg_close (frame);
+          break;
+        }
+      if (frame == &extra)
+        zmq_msg_close (&extra);
+      n++;
+      if (zmq_getsockopt (service->socket, ZMQ_RCVMORE, &more, &more_len) != 0)
+        more = 0;
+    }
+  if (n > 0)
+    service->serve (service, frames, n, service->data);
+  for (i = 0; i < MIN (n, service->max_frames); i++)
+    zmq_msg_close (&frames[i]);
+}
+
+static gpointer
+service_main (gpointer data)
+{
+  KvevService *service = data;
+
+  for (;;)
+    {
+      zmq_pollitem_t items[] = {
+        { service->socket, 0, ZMQ_POLLIN, 0 },
+        { service->stop_in, 0, ZMQ_POLLIN, 0 },
+      };
+
+      if (zmq_poll (items, 2, -1) < 0)
+        {
+          if (zmq_errno () == EINTR)
+            continue;
+          break;
+        }
+      if (items[1].revents != 0)
+        break;
+      if (items[0].revents != 0)
+        serve_one (service);
+    }
+  zmq_close (service->socket);
+  zmq_close (service->stop_in);
+  return NULL;
+}
+
+KvevService *
+kvev_service_start (const char *name, void *context, void *socket, guint max_frames,
+                    KvevServeFunc serve, gpointer data, GError **error)
+{
+  KvevService *service = g_new0 (KvevService, 1);
+  g_autofree char *stop_endpoint = g_strdup_printf ("inproc://%s-stop", name);
+  int linger = 0;
+
+  g_assert (max_frames > 0);
+  service->max_frames = max_frames;
+  service->serve = serve;
+  service->data = data;
+  service->stop_in = zmq_socket (context, ZMQ_PAIR);
+  service->stop_out = zmq_socket (context, ZMQ_PAIR);
+  if (service->stop_in == NULL || service->stop_out == NULL
+      || zmq_bind (service->stop_in, stop_endpoint) != 0
+      || zmq_connect (service->stop_out, stop_endpoint) != 0)
+    {
+      g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, zmq_strerror (zmq_errno ()));
+      goto fail;
+    }
+  zmq_setsockopt (service->stop_in, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt (service->stop_out, ZMQ_LINGER, &linger, sizeof linger);
+  service->socket = socket;
+  service->thread = kvev_thread_try_new (name, service_main, service, error);
+  if (service->thread == NULL)
+    goto fail;
+  return service;
+
+fail:
+  if (service->stop_in != NULL)
+    zmq_close (service->stop_in);
+  if (service->stop_out != NULL)
+    zmq_close (service->stop_out);
+  g_free (service);
+  return NULL;
+}
+
+void
+kvev_service_stop (KvevService *service)
+{
+  if (service == NULL)
+    return;
+  zmq_send (service->stop_out, "", 0, 0);
+  g_thread_join (service->thread);
+  zmq_close (service->stop_out);
+  g_free (service);
+}
+
+void *
+kvev_service_socket (KvevService *service)
+{
+  return service->socket;
+}
+
+gboolean
+kvev_service_wait (KvevService *service, long ms)
+{
+  zmq_pollitem_t stop = { service->stop_in, 0, ZMQ_POLLIN, 0 };
+
+  return zmq_poll (&stop, 1, ms) == 0;
+}
+
+gboolean
+kvev_service_send_identity (KvevService *service, zmq_msg_t *identity)
+{
+  gint64 deadline = g_get_monotonic_time () + KVEV_SERVICE_SEND_TIMEOUT_MS * 1000;
+
+  for (;;)
+    {
+      zmq_msg_t copy;
+
+      zmq_msg_init (&copy);
+      zmq_msg_copy (&copy, identity);
+      if (zmq_msg_send (&copy, service->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+        return TRUE;
+      zmq_msg_close (&copy);
+      /* POLLOUT on the socket says only that some peer has room, maybe
+       * not this one: wait on the stop socket instead, a millisecond at
+       * a time, so that a stop does not wait for a slow reader. */
+      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
+          || !kvev_service_wait (service, 1))
+        return FALSE;
+    }
+}

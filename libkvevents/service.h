@@ -1,0 +1,50 @@
+/* service.h: a ROUTER socket answered by a thread of its own, one request
+ * at a time: what the replay and snapshot sockets have in common.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_SERVICE_H
+#define KVEVENTS_SERVICE_H
+
+#include "kvevents-private.h"
+
+#include <zmq.h>
+
+G_BEGIN_DECLS
+
+typedef struct _KvevService KvevService;
+
+/* Answers one request on the service's thread.  frames holds its first
+ * min (n_frames, max_frames) frames, [identity, ...]; n_frames counts
+ * them all, so that a request with too many is seen.  The frames are
+ * closed after it returns. */
+typedef void (*KvevServeFunc) (KvevService *service, zmq_msg_t *frames, guint n_frames,
+                               gpointer data);
+
+/* Starts a thread called name serving socket, which it then owns and
+ * closes.  max_frames is at least 1.  NULL with error set when the thread
+ * or its stop pair cannot be made; socket is then the caller's again. */
+KvevService *kvev_service_start (const char *name, void *context, void *socket, guint max_frames,
+                                 KvevServeFunc serve, gpointer data, GError **error);
+
+/* Ends the thread, after the request it serves, and frees the service. */
+void kvev_service_stop (KvevService *service);
+
+void *kvev_service_socket (KvevService *service);
+
+/* Sends the first frame of an answer, the peer's identity, waiting while
+ * the peer's pipe is full (ZMQ_ROUTER_MANDATORY says so instead of
+ * dropping); the frames after it then always go.  FALSE when the peer is
+ * gone, is too slow for KVEV_SERVICE_SEND_TIMEOUT_MS, or the service is
+ * stopping. */
+gboolean kvev_service_send_identity (KvevService *service, zmq_msg_t *identity);
+
+/* Waits up to ms milliseconds; FALSE when the service is stopping. */
+gboolean kvev_service_wait (KvevService *service, long ms);
+
+/* How long an answer waits for a peer that reads it too slowly before it
+ * gives up on that peer: the thread serves one at a time. */
+#define KVEV_SERVICE_SEND_TIMEOUT_MS 5000
+
+G_END_DECLS
+
+#endif /* KVEVENTS_SERVICE_H */
