@@ -35,7 +35,7 @@ cleanup () {
 }
 trap cleanup EXIT
 
-echo "1..$((4 * 3 * 3))"
+echo "1..$((4 * 3 * 3 + 2))"
 . "$top_srcdir/tests/tap.sh"
 
 # master NAME ENDPOINT FLAG...: an oracle-master in the background
@@ -184,4 +184,22 @@ for seed in $SEEDS; do
            ! cmp -s '$dir/failover$seed-a.truth' '$dir/failover$seed-b.truth'"
   masters=
 done
+
+# A publisher without a snapshot function: the refusal is reported and
+# counted, and the messages held for the snapshot follow.
+endpoint=ipc://$dir/none.sock
+(sleep 3) | "$top_builddir/tests/interop-publisher" enable_kv_events=true \
+  kv_events_backend_id=none kv_events_bind_endpoint="$endpoint" \
+  kv_events_snapshot_endpoint="$endpoint-snapshot" kv_events_heartbeat_ms=50 >/dev/null 2>&1 &
+masters=$!
+"$SUB" --endpoint="$endpoint" --snapshot-endpoint="$endpoint-snapshot" --timeout-ms=1000 \
+  --summary-json="$dir/none.summary" >/dev/null 2>"$dir/none.sub-err"
+check "a snapshot refused is reported" contains "$dir/none.sub-err" "has no snapshot function"
+refused_and_went_on () {
+  test "$(field "$dir/none.summary" snapshot_failures)" = 1 &&
+    test "$(field "$dir/none.summary" heartbeats)" -gt 0
+}
+check "... counted, and the held messages follow" refused_and_went_on
+wait
+masters=
 exit $((failures > 0))

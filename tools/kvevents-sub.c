@@ -1007,11 +1007,17 @@ read_snapshot (Sub *sub, Source *source)
       else if (reply == KVT_SNAPSHOT_ERROR)
         {
           const char *text;
+          g_autofree char *reason = NULL;
 
           members = kvt_decode_map (body.data, body.size);
           text = members != NULL ? g_hash_table_lookup (members, "message") : NULL;
+          /* The message as it was sent: a JSON string without its quotes. */
+          if (text != NULL && text[0] == '"' && strlen (text) >= 2)
+            reason = g_strndup (text + 1, strlen (text) - 2);
           report (sub, source, _ ("%s could not make a snapshot: %s"), source->snapshot_endpoint,
-                  text != NULL ? text : _ ("no reason given"));
+                  reason != NULL ? reason
+                  : text != NULL ? text
+                                 : _ ("no reason given"));
           snapshot_finish (sub, source, FALSE);
         }
       else
