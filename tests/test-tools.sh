@@ -300,7 +300,13 @@ check "--format=text prints aligned lines with every field" \
 
 printf 'stored - k1 cpu\nstored - k2 cpu\nstored - k3 cpu\nstored - k4 cpu\n' >"$dir/count.in"
 pubsub count --count=3
-check "--count=3 prints three events" test "$(wc -l <"$dir/count.out")" = 3 -a "$sub_status" = 0
+three_events () {
+  test "$(wc -l <"$dir/count.out")" = 3 && test "$sub_status" = 0 && return 0
+  echo "# status $sub_status, $(wc -l <"$dir/count.out") lines:"
+  comment "$dir/count.out" "$dir/count.err" "$dir/count.pub-err"
+  return 1
+}
+check "--count=3 prints three events" three_events
 
 cp "$dir/count.in" "$dir/quiet.in"
 pubsub quiet --quiet
