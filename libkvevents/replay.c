@@ -267,9 +267,8 @@ kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GE
 
   replay->settings = settings;
   g_mutex_init (&replay->lock);
-  replay->service = kvev_service_start ("kvev-replay", context, socket, REQUEST_FRAMES,
-                                        serve_request, replay, error);
-  if (replay->service == NULL)
+  if (!kvev_service_start (&replay->service, "kvev-replay", context, socket, REQUEST_FRAMES,
+                           serve_request, replay, error))
     {
       g_prefix_error (error, _ ("Cannot start replay: "));
       g_mutex_clear (&replay->lock);

@@ -81,9 +81,9 @@ service_main (gpointer data)
   return NULL;
 }
 
-KvevService *
-kvev_service_start (const char *name, void *context, void *socket, guint max_frames,
-                    KvevServeFunc serve, gpointer data, GError **error)
+gboolean
+kvev_service_start (KvevService **out, const char *name, void *context, void *socket,
+                    guint max_frames, KvevServeFunc serve, gpointer data, GError **error)
 {
   KvevService *service = g_new0 (KvevService, 1);
   g_autofree char *stop_endpoint = g_strdup_printf ("inproc://%s-stop", name);
@@ -105,18 +105,22 @@ kvev_service_start (const char *name, void *context, void *socket, guint max_fra
   zmq_setsockopt (service->stop_in, ZMQ_LINGER, &linger, sizeof linger);
   zmq_setsockopt (service->stop_out, ZMQ_LINGER, &linger, sizeof linger);
   service->socket = socket;
+  /* The thread may serve a request at once, and its callback finds the
+   * service through data: creating the thread publishes this write. */
+  *out = service;
   service->thread = kvev_thread_try_new (name, service_main, service, error);
   if (service->thread == NULL)
     goto fail;
-  return service;
+  return TRUE;
 
 fail:
+  *out = NULL;
   if (service->stop_in != NULL)
     zmq_close (service->stop_in);
   if (service->stop_out != NULL)
     zmq_close (service->stop_out);
   g_free (service);
-  return NULL;
+  return FALSE;
 }
 
 void

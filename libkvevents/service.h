@@ -21,10 +21,12 @@ typedef void (*KvevServeFunc) (KvevService *service, zmq_msg_t *frames, guint n_
                                gpointer data);
 
 /* Starts a thread called name serving socket, which it then owns and
- * closes.  max_frames is at least 1.  NULL with error set when the thread
- * or its stop pair cannot be made; socket is then the caller's again. */
-KvevService *kvev_service_start (const char *name, void *context, void *socket, guint max_frames,
-                                 KvevServeFunc serve, gpointer data, GError **error);
+ * closes.  max_frames is at least 1.  *service is set before the thread
+ * starts, so that serve and what it calls may read it from data.  FALSE,
+ * *service NULL and error set when the thread or its stop pair cannot be
+ * made; socket is then the caller's again. */
+gboolean kvev_service_start (KvevService **service, const char *name, void *context, void *socket,
+                             guint max_frames, KvevServeFunc serve, gpointer data, GError **error);
 
 /* Ends the thread, after the request it serves, and frees the service. */
 void kvev_service_stop (KvevService *service);

@@ -295,9 +295,8 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
   server->queue = queue;
   server->source = source;
   server->encoder = kvev_encoder_new (settings);
-  server->service = kvev_service_start ("kvev-snapshot", context, socket, REQUEST_FRAMES,
-                                        serve_request, server, error);
-  if (server->service == NULL)
+  if (!kvev_service_start (&server->service, "kvev-snapshot", context, socket, REQUEST_FRAMES,
+                           serve_request, server, error))
     {
       g_prefix_error (error, _ ("Cannot start snapshots: "));
       kvev_encoder_free (server->encoder);
