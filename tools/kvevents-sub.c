@@ -113,8 +113,10 @@ typedef struct
   gboolean snapshot_wanted;
   gboolean snapshotting;
   gint64 snapshot_deadline; /* monotonic, µs */
-  KvtState *incoming;       /* the snapshot's entries so far */
-  char *incoming_backend;   /* as JSON, from its header */
+  gint64 snapshot_retry_at; /* after a failure, monotonic µs; 0: none */
+  guint snapshot_failed_in_row;
+  KvtState *incoming;     /* the snapshot's entries so far */
+  char *incoming_backend; /* as JSON, from its header */
   guint64 incoming_barrier;
   gboolean have_barrier;
   guint64 barrier;
@@ -858,6 +860,10 @@ replay_take (Sub *sub, Source *source, const KvtFrame frames[3])
     replay_finish (sub, source, REPLAY_COMPLETE);
 }
 
+/* The first retry of a snapshot that failed, and the longest wait. */
+#define SNAPSHOT_RETRY_MS G_GINT64_CONSTANT (1000)
+#define SNAPSHOT_RETRY_MAX_MS G_GINT64_CONSTANT (30000)
+
 /* Live messages wait while a replay or a snapshot runs. */
 static gboolean
 source_busy (const Source *source)
@@ -899,8 +905,21 @@ snapshot_finish (Sub *sub, Source *source, gboolean whole)
     }
   else
     {
+      /* Tried again later, more and more rarely: a master that has just
+       * started may not have set its snapshot function yet, and one whose
+       * walk failed may succeed the next time. */
+      gint64 delay_ms = MIN (SNAPSHOT_RETRY_MS << MIN (source->snapshot_failed_in_row, 5),
+                             SNAPSHOT_RETRY_MAX_MS);
+
       sub->summary.snapshot_failures++;
+      source->snapshot_failed_in_row++;
+      source->snapshot_retry_at = g_get_monotonic_time () + delay_ms * 1000;
       dealer_reset (sub, source, source->snapshot_endpoint, &source->snapshot_socket);
+    }
+  if (whole)
+    {
+      source->snapshot_failed_in_row = 0;
+      source->snapshot_retry_at = 0;
     }
   g_clear_pointer (&source->incoming, kvt_state_free);
   g_clear_pointer (&source->incoming_backend, g_free);
@@ -1245,6 +1264,14 @@ check_timers (Sub *sub, long wait_ms)
         }
       if (source->snapshotting)
         wait_ms = MIN (wait_ms, (long) ((source->snapshot_deadline - now) / 1000 + 1));
+      if (source->snapshot_retry_at != 0 && now >= source->snapshot_retry_at)
+        {
+          source->snapshot_retry_at = 0;
+          source->snapshot_wanted = source->snapshot_socket != NULL;
+          release_held (sub, source);
+        }
+      if (source->snapshot_retry_at != 0)
+        wait_ms = MIN (wait_ms, (long) ((source->snapshot_retry_at - now) / 1000 + 1));
       if (sub->heartbeat_ms > 0 && !source->silence_reported)
         {
           if (now - source->last_arrival >= silence_us)
