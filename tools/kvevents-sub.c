@@ -1227,7 +1227,7 @@ drain (Sub *sub)
 }
 
 static gboolean
-any_replaying (const Sub *sub)
+any_busy (const Sub *sub)
 {
   guint i;
 
@@ -1362,12 +1362,12 @@ run (Sub *sub, GError **error)
       guint n_items = 0;
       int rc;
 
-      /* A replay in flight may still answer for a publisher that closed:
-       * its reply was sent before. */
+      /* A replay or snapshot in flight may still answer for a publisher
+       * that closed: its reply was sent before. */
       if (sub->until_disconnect && all_disconnected (sub))
         {
           drain (sub);
-          if (!any_replaying (sub))
+          if (!any_busy (sub))
             break;
         }
       if (deadline >= 0)
