@@ -1,13 +1,9 @@
 /* bench-net.c: end to end and latency, through a subscriber in another
- * process (bench-subscriber.h says what it does and how it is driven).
+ * process (bench-phase.h says how phases are run through it).
  *
- * The subscriber connects to two PUB sockets, the publisher's and a raw
- * ZeroMQ one that sends pre-encoded payloads of the same size and event
- * count (the baseline).  Before anything is measured each socket is
- * probed until an event sent through it arrives, so the PUB socket's slow
- * joiner loses nothing that counts.  A phase ends with an end-marker
- * event, repeated until the report arrives (a PUB socket at its
- * high-water mark drops messages, markers included).
+ * The subscriber connects to two sockets: the publisher's, and a raw
+ * ZeroMQ PUB socket that sends pre-encoded payloads of the same size and
+ * event count (the baseline).
  *
  * With the end-to-end section the subscriber listens to a third socket:
  * a second publisher with replay on, over the same transport, its buffer
@@ -20,6 +16,7 @@
 #include "config.h"
 
 #include "bench-internal.h"
+#include "bench-phase.h"
 #include "bench-replay.h"
 #include "bench-replay-client.h"
 #include "bench-sections.h"
@@ -28,9 +25,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,56 +32,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <glib/gi18n.h>
 #include <zmq.h>
 
-#define BATCH_EVENTS 64
-#define QUEUE_CAPACITY 65536
-#define REPLY_TIMEOUT_MS 60000
-
-/* Something the subscriber listens to: the publisher, or the raw socket. */
-typedef struct
-{
-  KvevPublisher *publisher; /* NULL for the raw socket */
-  void *raw;
-  guint64 raw_sequence;
-  const KvevConfig *config; /* to encode the raw socket's markers */
-  char *endpoint;
-} Target;
-
-typedef struct
-{
-  GPid pid;
-  int to_child;
-  int from_child;
-  GString *buffer;
-} Sub;
-
-typedef struct
-{
-  guint64 offered;
-  gint64 t0;
-  gint64 t_stop;
-  guint64 received;
-  guint64 received_by_stop;
-  gint64 first_ns;
-  gint64 last_ns;
-  guint64 bad;
-  guint n_latencies;
-  gint64 p50;
-  gint64 p99;
-  gint64 p999;
-  gint64 max;
-  guint64 queue_dropped;
-  guint64 messages; /* the publisher's, for the events a message */
-} PhaseResult;
-
-typedef enum
-{
-  LOAD_FLAT_OUT,
-  LOAD_PACED,
-} LoadKind;
+#define BATCH_EVENTS BENCH_BATCH_EVENTS
+#define QUEUE_CAPACITY BENCH_QUEUE_CAPACITY
 
 typedef struct
 {
@@ -98,294 +47,13 @@ typedef struct
 
 typedef struct
 {
-  const BenchSettings *settings;
-  Sub *sub;
-  guint phase;
-  guint probe;
-  const char *keys;
-  /* The raw baseline's payload: BATCH_EVENTS events, pre-encoded. */
-  char *payload;
-  gsize payload_len;
+  /* The subscriber, and the raw baselines' payload: BATCH_EVENTS events,
+   * pre-encoded. */
+  BenchNet net;
   /* The raw latency baseline's: stamped[n] holds n timed events, whose
    * keys' digits are rewritten with the send time. */
   StampedPayload *stamped; /* BATCH_EVENTS + 1, [0] unused */
 } Net;
-
-static gboolean
-sub_send (Sub *sub, const char *line, GError **error)
-{
-  gsize len = strlen (line), done = 0;
-
-  while (done < len)
-    {
-      ssize_t n = write (sub->to_child, line + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return bench_fail (error, _ ("The subscriber process went away"));
-      done += (gsize) n;
-    }
-  return TRUE;
-}
-
-/* The next line that starts with prefix, or NULL when timeout_ms passed
- * (error unset) or the subscriber went away (error set). */
-static char *
-sub_expect (Sub *sub, const char *prefix, gint timeout_ms, GError **error)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  gsize prefix_len = strlen (prefix);
-
-  for (;;)
-    {
-      char *newline;
-      struct pollfd pfd = { sub->from_child, POLLIN, 0 };
-      gint64 left;
-      char chunk[4096];
-      ssize_t n;
-
-      while ((newline = memchr (sub->buffer->str, '\n', sub->buffer->len)) != NULL)
-        {
-          gsize len = (gsize) (newline - sub->buffer->str);
-          char *line = g_strndup (sub->buffer->str, len);
-
-          g_string_erase (sub->buffer, 0, (gssize) len + 1);
-          if (strncmp (line, prefix, prefix_len) == 0
-              && (line[prefix_len] == ' ' || line[prefix_len] == '\0'))
-            return line;
-          g_free (line);
-        }
-      left = (deadline - g_get_monotonic_time ()) / 1000;
-      if (left <= 0)
-        return NULL;
-      if (poll (&pfd, 1, (int) left) < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          bench_fail (error, "poll: %s", g_strerror (errno));
-          return NULL;
-        }
-      if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      n = read (sub->from_child, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          bench_fail (error, _ ("The subscriber process went away"));
-          return NULL;
-        }
-      g_string_append_len (sub->buffer, chunk, n);
-    }
-}
-
-static Sub *
-sub_spawn (const BenchSettings *settings, const char *const *endpoints, GError **error)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  Sub *sub = g_new0 (Sub, 1);
-  guint i;
-
-  g_ptr_array_add (argv, settings->self);
-  for (i = 0; endpoints[i] != NULL; i++)
-    {
-      g_ptr_array_add (argv, (gpointer) "--subscriber");
-      g_ptr_array_add (argv, (gpointer) endpoints[i]);
-    }
-  g_ptr_array_add (argv, NULL);
-  if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
-                                 NULL, &sub->pid, &sub->to_child, &sub->from_child, NULL, error))
-    {
-      g_free (sub);
-      return NULL;
-    }
-  sub->buffer = g_string_new (NULL);
-  return sub;
-}
-
-/* Returns the subscriber's peak RSS in KiB, as it reports it when told
- * to quit (its rusage would include the image it was forked from). */
-static gint64
-sub_finish (Sub *sub)
-{
-  g_autofree char *line = NULL;
-  gint64 peak_kib = 0;
-  GError *ignored = NULL;
-  gint64 deadline;
-  pid_t reaped;
-  int status;
-
-  if (sub == NULL)
-    return 0;
-  if (sub_send (sub, "Q\n", &ignored))
-    line = sub_expect (sub, "M", 10000, &ignored);
-  g_clear_error (&ignored);
-  if (line != NULL)
-    peak_kib = g_ascii_strtoll (line + 1, NULL, 10);
-  close (sub->to_child);
-  close (sub->from_child);
-  /* It quits on Q or on the closed pipe.  One that does neither (stopped,
-   * or stuck) must not keep the bench from ending and reporting. */
-  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while ((reaped = waitpid (sub->pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < deadline)
-    g_usleep (10000);
-  if (reaped == 0)
-    {
-      kill (sub->pid, SIGKILL);
-      while (waitpid (sub->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    }
-  g_spawn_close_pid (sub->pid);
-  g_string_free (sub->buffer, TRUE);
-  g_free (sub);
-  return peak_kib;
-}
-
-/* One event with this key through the target, as the data goes. */
-static void
-target_marker (Target *target, const char *key)
-{
-  BenchEventSpec spec = { 0 };
-  BenchBatch *batch;
-  guint64 sequence_be;
-  char *payload;
-  gsize len;
-
-  if (target->publisher != NULL)
-    {
-      kvev_publish_stored (target->publisher, BENCH_TENANT, key, -1, NULL, KVEV_MEDIA_CPU);
-      return;
-    }
-  spec.type = BENCH_EVENT_STORED;
-  spec.medium = KVEV_MEDIA_CPU;
-  spec.event_id = 1;
-  spec.tenant = BENCH_TENANT;
-  spec.tenant_len = strlen (BENCH_TENANT);
-  spec.key = key;
-  spec.key_len = strlen (key);
-  batch = bench_batch_new (target->config, &spec, 1);
-  payload = bench_batch_encode (batch, g_get_real_time () / 1000, &len);
-  sequence_be = GUINT64_TO_BE (target->raw_sequence);
-  target->raw_sequence++;
-  zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-  zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-  zmq_send (target->raw, payload, len, ZMQ_DONTWAIT);
-  free (payload);
-  bench_batch_free (batch);
-}
-
-/* Sends probes until one comes back: the subscriber is connected and
- * subscribed. */
-static gboolean
-probe (Net *net, Target *target, GError **error)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  while (g_get_monotonic_time () < deadline)
-    {
-      g_autofree char *key = g_strdup_printf (BENCH_PROBE_PREFIX "%u", ++net->probe);
-      g_autofree char *prefix = g_strdup_printf ("P %u", net->probe);
-      g_autofree char *line = NULL;
-
-      target_marker (target, key);
-      line = sub_expect (net->sub, prefix, 20, error);
-      if (line != NULL)
-        return TRUE;
-      if (error != NULL && *error != NULL)
-        return FALSE;
-    }
-  return bench_fail (error, _ ("The subscriber never received from %s"), target->endpoint);
-}
-
-/* ---- producers ---------------------------------------------------------- */
-
-typedef struct
-{
-  Target *target;
-  const char *keys;
-  guint key_len;
-  guint index;
-  gint64 t_end;
-  guint64 calls;
-  gint64 stopped;
-} FlatOut;
-
-static gpointer
-flat_out_main (gpointer data)
-{
-  FlatOut *f = data;
-  KvevPublisher *publisher = f->target->publisher;
-  gsize key_len = f->key_len;
-  guint64 i = (guint64) f->index * (BENCH_KEY_RING / 2);
-  gint64 now;
-
-  do
-    {
-      guint j;
-
-      for (j = 0; j < 256; j++, i++)
-        kvev_publish_stored (publisher, BENCH_TENANT, f->keys + key_len * (i % BENCH_KEY_RING),
-                             (gssize) key_len, NULL, KVEV_MEDIA_CPU);
-      f->calls += 256;
-    }
-  while ((now = bench_now_ns ()) < f->t_end);
-  f->stopped = now;
-  return NULL;
-}
-
-static void
-produce_flat_out (Net *net, Target *target, guint producers, gint64 t_end, PhaseResult *r)
-{
-  FlatOut flat[2];
-  GThread *threads[2];
-  guint i;
-
-  r->offered = 0;
-  r->t_stop = 0;
-  for (i = 0; i < producers; i++)
-    {
-      flat[i] = (FlatOut){ target, net->keys, net->settings->key_len, i, t_end, 0, 0 };
-      threads[i] = g_thread_new ("bench-producer", flat_out_main, &flat[i]);
-    }
-  for (i = 0; i < producers; i++)
-    {
-      g_thread_join (threads[i]);
-      r->offered += flat[i].calls;
-      r->t_stop = MAX (r->t_stop, flat[i].stopped);
-    }
-}
-
-/* The baseline: the pre-encoded payload, no copy, as fast as ZeroMQ
- * takes it. */
-static void
-produce_raw (Net *net, Target *target, gint64 t_end, PhaseResult *r)
-{
-  guint64 messages = 0;
-  gint64 now;
-
-  do
-    {
-      guint j;
-
-      for (j = 0; j < 8; j++)
-        {
-          guint64 sequence_be = GUINT64_TO_BE (target->raw_sequence);
-          zmq_msg_t message;
-
-          target->raw_sequence++;
-          zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-          zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-          zmq_msg_init_data (&message, net->payload, net->payload_len, NULL, NULL);
-          if (zmq_msg_send (&message, target->raw, ZMQ_DONTWAIT) < 0)
-            zmq_msg_close (&message);
-          messages++;
-        }
-    }
-  while ((now = bench_now_ns ()) < t_end);
-  r->offered = messages * BATCH_EVENTS;
-  r->t_stop = now;
-}
 
 #define STAMP_DIGITS 20
 
@@ -422,18 +90,14 @@ format_stamped_key (char *key, guint key_len, gint64 stamp)
  * read just before.  ZeroMQ copies the payload, which is rewritten for
  * the next message while the I/O thread may still be sending this one. */
 static void
-send_raw_stamped (Net *net, Target *target, guint n, gint64 stamp)
+send_raw_stamped (Net *net, BenchSource *source, guint n, gint64 stamp)
 {
   StampedPayload *payload = &net->stamped[n];
-  guint64 sequence_be = GUINT64_TO_BE (target->raw_sequence);
   guint i;
 
   for (i = 0; i < n; i++)
     put_stamp (payload->data + payload->key_offsets[i] + STAMP_AT, stamp);
-  target->raw_sequence++;
-  zmq_send (target->raw, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-  zmq_send (target->raw, &sequence_be, sizeof sequence_be, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-  zmq_send (target->raw, payload->data, payload->len, ZMQ_DONTWAIT);
+  bench_source_send_raw (source, payload->data, payload->len, ZMQ_DONTWAIT);
 }
 
 /* Events at a steady rate, each key carrying the time read just before
@@ -451,9 +115,12 @@ send_raw_stamped (Net *net, Target *target, guint n, gint64 stamp)
  * measure ZeroMQ's per-message ceiling, which 50 % of the publisher's
  * capacity exceeds. */
 static void
-produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult *r)
+produce_paced (BenchNet *base, BenchSource *source, gint64 t_end, BenchPhaseResult *r,
+               gpointer data)
 {
-  guint key_len = MAX (net->settings->key_len, STAMP_AT + STAMP_DIGITS + 1);
+  Net *net = (Net *) base;
+  double rate = *(const double *) data;
+  guint key_len = MAX (base->key_len, STAMP_AT + STAMP_DIGITS + 1);
   g_autofree char *key = g_malloc (key_len);
   double interval_ns = 1e9 / rate;
   gint64 t0 = bench_now_ns ();
@@ -465,10 +132,10 @@ produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult 
     {
       gint64 next = t0 + (gint64) ((double) sent * interval_ns);
 
-      if (now >= next && target->publisher != NULL)
+      if (now >= next && source->publisher != NULL)
         {
           put_stamp (key + STAMP_AT, now);
-          kvev_publish_stored (target->publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
+          kvev_publish_stored (source->publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
           sent++;
         }
       else if (now >= next)
@@ -476,7 +143,7 @@ produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult 
           guint64 due = (guint64) ((double) (now - t0) / interval_ns) + 1 - sent;
           guint n = (guint) MIN (MAX (due, 1), BATCH_EVENTS);
 
-          send_raw_stamped (net, target, n, now);
+          send_raw_stamped (net, source, n, now);
           sent += n;
           r->messages++;
         }
@@ -492,113 +159,13 @@ produce_paced (Net *net, Target *target, double rate, gint64 t_end, PhaseResult 
   r->t_stop = now;
 }
 
-static gboolean
-run_phase (Net *net, Target *target, LoadKind kind, guint producers, double rate, guint duration_ms,
-           PhaseResult *r, GError **error)
-{
-  guint id = ++net->phase;
-  g_autofree char *start = g_strdup_printf ("S %u\n", id);
-  g_autofree char *ack = g_strdup_printf ("A %u", id);
-  g_autofree char *report = g_strdup_printf ("R %u", id);
-  g_autofree char *line = NULL;
-  g_autofree char *end_key = NULL;
-  guint64 dropped_before = 0;
-  guint64 batches_before = 0;
-  gint64 deadline;
-  unsigned int got_id;
-
-  memset (r, 0, sizeof *r);
-  if (!sub_send (net->sub, start, error))
-    return FALSE;
-  line = sub_expect (net->sub, ack, REPLY_TIMEOUT_MS, error);
-  if (line == NULL)
-    return error != NULL && *error != NULL
-               ? FALSE
-               : bench_fail (error, _ ("The subscriber did not answer"));
-  g_clear_pointer (&line, g_free);
-
-  if (target->publisher != NULL)
-    {
-      dropped_before = kvev_publisher_stat (target->publisher, KVEV_STAT_DROPPED_EVENTS);
-      batches_before = kvev_publisher_stat (target->publisher, KVEV_STAT_PUBLISHED_BATCHES);
-    }
-  r->t0 = bench_now_ns ();
-  if (kind == LOAD_PACED)
-    produce_paced (net, target, rate, r->t0 + (gint64) duration_ms * 1000000, r);
-  else if (target->publisher == NULL)
-    produce_raw (net, target, r->t0 + (gint64) duration_ms * 1000000, r);
-  else
-    produce_flat_out (net, target, producers, r->t0 + (gint64) duration_ms * 1000000, r);
-
-  if (target->publisher != NULL)
-    {
-      if (!kvev_publisher_flush (target->publisher, REPLY_TIMEOUT_MS))
-        return bench_fail (error, _ ("The publisher did not drain its queue"));
-      r->queue_dropped
-          = kvev_publisher_stat (target->publisher, KVEV_STAT_DROPPED_EVENTS) - dropped_before;
-      r->messages
-          = kvev_publisher_stat (target->publisher, KVEV_STAT_PUBLISHED_BATCHES) - batches_before;
-    }
-
-  /* Markers may meet a full socket too: repeat until the report. */
-  end_key = g_strdup_printf (BENCH_END_PREFIX "%u/%" G_GINT64_FORMAT, id, r->t_stop);
-  deadline = g_get_monotonic_time () + (gint64) REPLY_TIMEOUT_MS * 1000;
-  while (line == NULL && g_get_monotonic_time () < deadline)
-    {
-      target_marker (target, end_key);
-      line = sub_expect (net->sub, report, 50, error);
-      if (line == NULL && error != NULL && *error != NULL)
-        return FALSE;
-    }
-  if (line == NULL)
-    return bench_fail (error, _ ("The subscriber did not report phase %u"), id);
-  if (sscanf (line, BENCH_SUB_REPORT_FORMAT, &got_id, &r->received, &r->received_by_stop,
-              &r->first_ns, &r->last_ns, &r->bad, &r->n_latencies, &r->p50, &r->p99, &r->p999,
-              &r->max)
-      != 11)
-    return bench_fail (error, _ ("Unexpected report from the subscriber: %s"), line);
-  return TRUE;
-}
-
 /* ---- sections ----------------------------------------------------------- */
-
-static double
-events_per_second (const PhaseResult *r)
-{
-  return (double) r->received_by_stop * 1e9 / (double) MAX (r->t_stop - r->t0, 1);
-}
-
-static void
-add_e2e_result (BenchFigure *figure, const PhaseResult *r)
-{
-  double dropped = r->offered > r->received ? (double) (r->offered - r->received) : 0;
-
-  bench_figure_add (figure, events_per_second (r));
-  bench_figure_add_extra (figure, "offered_per_s",
-                          (double) r->offered * 1e9 / (double) MAX (r->t_stop - r->t0, 1));
-  bench_figure_add_extra (figure, "offered", (double) r->offered);
-  bench_figure_add_extra (figure, "received", (double) r->received);
-  bench_figure_add_extra (figure, "dropped", dropped);
-  bench_figure_add_extra (figure, "drop_fraction",
-                          r->offered > 0 ? dropped / (double) r->offered : 0);
-  bench_figure_add_extra (figure, "queue_dropped", (double) r->queue_dropped);
-  bench_figure_add_extra (figure, "bad_messages", (double) r->bad);
-}
-
-static char *
-e2e_note (const BenchFigure *figure)
-{
-  return g_strdup_printf (
-      _ ("offered %.2fM/s, %.0f%% dropped"),
-      bench_median (bench_figure_find_extra (figure, "offered_per_s")->values) / 1e6,
-      100 * bench_median (bench_figure_find_extra (figure, "drop_fraction")->values));
-}
 
 typedef struct
 {
-  Target kvev;
-  Target raw;
-  Target replay; /* publisher NULL without the end-to-end section */
+  BenchSource kvev;
+  BenchSource raw;    /* PUB: drops at the high-water mark */
+  BenchSource replay; /* publisher NULL without the end-to-end section */
   void *raw_context;
   KvevConfig *config;
   KvevConfig *replay_config;
@@ -610,15 +177,11 @@ static void
 transport_close (Transport *t)
 {
   bench_replay_client_free (t->client);
-  g_clear_pointer (&t->replay.publisher, kvev_publisher_free);
-  g_clear_pointer (&t->kvev.publisher, kvev_publisher_free);
-  if (t->raw.raw != NULL)
-    zmq_close (t->raw.raw);
+  bench_source_close (&t->replay);
+  bench_source_close (&t->kvev);
+  bench_source_close (&t->raw);
   if (t->raw_context != NULL)
     zmq_ctx_term (t->raw_context);
-  g_free (t->kvev.endpoint);
-  g_free (t->raw.endpoint);
-  g_free (t->replay.endpoint);
   g_clear_pointer (&t->config, kvev_config_free);
   g_clear_pointer (&t->replay_config, kvev_config_free);
   memset (t, 0, sizeof *t);
@@ -666,10 +229,8 @@ transport_open_replay (Transport *t, const BenchSettings *settings, gboolean tcp
                                    settings->smoke ? BENCH_REPLAY_SMOKE_MESSAGES : 0, error))
     return FALSE;
   t->replay_messages = bench_config_replay_messages (t->replay_config);
-  t->replay.publisher = kvev_publisher_new (t->replay_config, error);
-  if (t->replay.publisher == NULL)
+  if (!bench_source_open_publisher (&t->replay, t->replay_config, error))
     return FALSE;
-  t->replay.endpoint = g_strdup (kvev_publisher_get_endpoint (t->replay.publisher));
   /* Before any subscriber: nothing to send it, and nothing left over
    * for the phases to count. */
   bench_progress (settings, _ ("end to end: filling a replay buffer of %u messages"),
@@ -689,10 +250,7 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, gbool
                                        : g_strdup_printf ("ipc://%s/e2e-kvev", settings->tmp_dir);
   g_autofree char *raw_endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
                                       : g_strdup_printf ("ipc://%s/e2e-raw", settings->tmp_dir);
-  g_autofree char *hwm_text = NULL;
-  char bound[1024];
-  size_t bound_len = sizeof bound;
-  int hwm, zero = 0;
+  int hwm;
 
   memset (t, 0, sizeof *t);
   t->config = bench_config_new (kvev_endpoint, QUEUE_CAPACITY, TRUE);
@@ -700,38 +258,25 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, gbool
    * of flooded messages after every phase. */
   if (settings->smoke && !kvev_config_set (t->config, "kv_events_send_hwm", "64", error))
     return FALSE;
-  t->kvev.publisher = kvev_publisher_new (t->config, error);
-  if (t->kvev.publisher == NULL)
+  if (!bench_source_open_publisher (&t->kvev, t->config, error))
     return FALSE;
-  t->kvev.endpoint = g_strdup (kvev_publisher_get_endpoint (t->kvev.publisher));
-
-  /* The baseline socket is set up as the publisher sets up its own. */
-  hwm_text = kvev_config_get (t->config, "kv_events_send_hwm");
-  hwm = (int) g_ascii_strtoll (hwm_text, NULL, 10);
+  hwm = bench_config_hwm (t->config);
   t->raw_context = zmq_ctx_new ();
-  t->raw.raw = zmq_socket (t->raw_context, ZMQ_PUB);
-  t->raw.config = t->config;
-  if (t->raw.raw == NULL || zmq_setsockopt (t->raw.raw, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0
-      || zmq_setsockopt (t->raw.raw, ZMQ_LINGER, &zero, sizeof zero) != 0
-      || zmq_bind (t->raw.raw, raw_endpoint) != 0
-      || zmq_getsockopt (t->raw.raw, ZMQ_LAST_ENDPOINT, bound, &bound_len) != 0)
-    return bench_fail (error, _ ("Cannot set up the raw ZeroMQ socket on %s: %s"), raw_endpoint,
-                       zmq_strerror (zmq_errno ()));
-  t->raw.endpoint = g_strndup (bound, bound_len);
-  return !replay || transport_open_replay (t, settings, tcp, error);
+  return bench_source_open_raw (&t->raw, t->raw_context, raw_endpoint, hwm, FALSE, t->config, error)
+         && (!replay || transport_open_replay (t, settings, tcp, error));
 }
 
 /* A flat-out phase of one producer on the replay publisher, the client
  * replaying throughout when busy. */
 static gboolean
-run_replay_phase (Net *net, Transport *t, gboolean busy, guint duration_ms, PhaseResult *r,
+run_replay_phase (Net *net, Transport *t, gboolean busy, guint duration_ms, BenchPhaseResult *r,
                   BenchReplayCounts *counts, GError **error)
 {
   gboolean ok;
 
   if (busy && !bench_replay_client_resume (t->client, error))
     return FALSE;
-  ok = run_phase (net, &t->replay, LOAD_FLAT_OUT, 1, 0, duration_ms, r, error);
+  ok = bench_phase_run_flat (&net->net, &t->replay, 1, duration_ms, r, error);
   if (busy)
     ok = bench_replay_client_pause (t->client, counts, ok ? error : NULL) && ok;
   return ok;
@@ -743,32 +288,14 @@ static void
 make_payloads (Net *net, const KvevConfig *config)
 {
   BenchEventSpec specs[BATCH_EVENTS];
-  guint key_len = MAX (net->settings->key_len, STAMP_AT + STAMP_DIGITS + 1);
+  guint key_len = MAX (net->net.key_len, STAMP_AT + STAMP_DIGITS + 1);
   g_autofree char *key = g_malloc (key_len);
   BenchBatch *batch;
   guint i, n;
 
-  memset (specs, 0, sizeof specs);
-  for (i = 0; i < BATCH_EVENTS; i++)
-    {
-      specs[i].type = BENCH_EVENT_STORED;
-      specs[i].medium = KVEV_MEDIA_CPU;
-      specs[i].event_id = 1000000 + i;
-      specs[i].tenant = BENCH_TENANT;
-      specs[i].tenant_len = strlen (BENCH_TENANT);
-      specs[i].key = net->keys + (gsize) net->settings->key_len * i;
-      specs[i].key_len = net->settings->key_len;
-    }
-  batch = bench_batch_new (config, specs, BATCH_EVENTS);
-  net->payload = bench_batch_encode (batch, g_get_real_time () / 1000, &net->payload_len);
-  bench_batch_free (batch);
-
+  bench_net_make_payload (&net->net, config, BATCH_EVENTS);
   format_stamped_key (key, key_len, 0);
-  for (i = 0; i < BATCH_EVENTS; i++)
-    {
-      specs[i].key = key;
-      specs[i].key_len = key_len;
-    }
+  bench_fill_stored_specs (specs, BATCH_EVENTS, key, key_len, 1);
   net->stamped = g_new0 (StampedPayload, BATCH_EVENTS + 1);
   for (n = 1; n <= BATCH_EVENTS; n++)
     {
@@ -795,7 +322,7 @@ free_payloads (Net *net)
 {
   guint n;
 
-  g_clear_pointer (&net->payload, free);
+  g_clear_pointer (&net->net.payload, free);
   if (net->stamped == NULL)
     return;
   for (n = 1; n <= BATCH_EVENTS; n++)
@@ -896,23 +423,24 @@ static const char *const quantile_names[] = { "p50", "p99", "p999" };
 /* The quantiles of a paced phase into figures[0..2], with its counts on
  * the p99 figure and the maximum on the p999 one. */
 static void
-add_latency_result (BenchFigure **figures, const PhaseResult *r)
+add_latency_result (BenchFigure **figures, const BenchPhaseResult *r)
 {
-  double dropped = r->offered > r->received ? (double) (r->offered - r->received) : 0;
+  const BenchSubReport *s = &r->sub[0];
+  double dropped = r->offered > s->received ? (double) (r->offered - s->received) : 0;
 
   /* A phase with no timed event has no quantiles (the subscriber sends
    * -1): not measured, never a latency of -0.001 us that meets a target. */
-  bench_figure_add (figures[0], r->n_latencies > 0 ? r->p50 / 1e3 : NAN);
-  bench_figure_add (figures[1], r->n_latencies > 0 ? r->p99 / 1e3 : NAN);
-  bench_figure_add (figures[2], r->n_latencies > 0 ? r->p999 / 1e3 : NAN);
+  bench_figure_add (figures[0], s->n_latencies > 0 ? s->p50 / 1e3 : NAN);
+  bench_figure_add (figures[1], s->n_latencies > 0 ? s->p99 / 1e3 : NAN);
+  bench_figure_add (figures[2], s->n_latencies > 0 ? s->p999 / 1e3 : NAN);
   bench_figure_add_extra (figures[1], "offered", (double) r->offered);
   bench_figure_add_extra (figures[1], "offered_per_s",
                           (double) r->offered * 1e9 / (double) MAX (r->t_stop - r->t0, 1));
-  bench_figure_add_extra (figures[1], "received", (double) r->received);
+  bench_figure_add_extra (figures[1], "received", (double) s->received);
   bench_figure_add_extra (figures[1], "dropped", dropped);
   bench_figure_add_extra (figures[1], "queue_dropped", (double) r->queue_dropped);
   bench_figure_add_extra (figures[1], "messages", (double) r->messages);
-  bench_figure_add_extra (figures[2], "max_us", r->n_latencies > 0 ? r->max / 1e3 : NAN);
+  bench_figure_add_extra (figures[2], "max_us", s->n_latencies > 0 ? s->max / 1e3 : NAN);
 }
 
 static void
@@ -935,6 +463,14 @@ note_latency (BenchFigure **figures)
   bench_figure_set_note (figures[2], g_strdup_printf (_ ("max %.0f us"), bench_max (max_us)));
 }
 
+/* A paced phase at rate events/s. */
+static gboolean
+run_paced (Net *net, BenchSource *source, double rate, guint duration_ms, BenchPhaseResult *r,
+           GError **error)
+{
+  return bench_phase_run (&net->net, source, produce_paced, &rate, duration_ms, r, error);
+}
+
 gboolean
 bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gboolean latency,
            GError **error)
@@ -949,9 +485,10 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
   gboolean ok = TRUE;
   guint tr;
 
-  signal (SIGPIPE, SIG_IGN);
-  net.settings = settings;
-  net.keys = keys;
+  net.net.settings = settings;
+  net.net.keys = keys;
+  net.net.key_len = settings->key_len;
+  net.net.key_ring = BENCH_KEY_RING;
 
   if (e2e)
     e2e_section = bench_report_add_section (
@@ -998,7 +535,6 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       const char *endpoints[4];
       BenchFigure *raw_figure = NULL, *p1 = NULL, *p2 = NULL;
       BenchFigure *replay_idle = NULL, *replay_busy = NULL;
-      gint64 peak_kib;
       guint run;
 
       if (!e2e && !tcp)
@@ -1014,9 +550,9 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       endpoints[1] = t.raw.endpoint;
       endpoints[2] = t.replay.endpoint;
       endpoints[3] = NULL;
-      net.sub = sub_spawn (settings, endpoints, error);
-      ok = net.sub != NULL && probe (&net, &t.kvev, error) && probe (&net, &t.raw, error)
-           && (!e2e || probe (&net, &t.replay, error));
+      ok = bench_net_spawn (&net.net, endpoints, 1, 0, error)
+           && bench_probe (&net.net, &t.kvev, error) && bench_probe (&net.net, &t.raw, error)
+           && (!e2e || bench_probe (&net.net, &t.replay, error));
 
       /* The first phases after the probes meet a cold connection, queue
        * and subscriber: the first of five rounds measured 0.74M events/s
@@ -1027,13 +563,13 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
        * meet the same cold start, so it runs with --capacity too. */
       if (ok)
         {
-          PhaseResult r;
+          BenchPhaseResult r;
           BenchReplayCounts counts = { 0 };
 
           bench_progress (settings, _ ("warming up over %s"), tname);
-          ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
-               && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error)
-               && (!e2e || run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error))
+          ok = bench_phase_run_flat (&net.net, &t.raw, 1, e2e_ms, &r, error)
+               && bench_phase_run_flat (&net.net, &t.kvev, 1, e2e_ms, &r, error)
+               && (!e2e || bench_phase_run_flat (&net.net, &t.kvev, 2, e2e_ms, &r, error))
                && (!e2e || run_replay_phase (&net, &t, TRUE, e2e_ms, &r, &counts, error));
         }
 
@@ -1044,7 +580,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
           g_autofree char *p2_id = g_strdup_printf ("%s.kvev.p2", tname);
           g_autofree char *raw_label
               = g_strdup_printf (_ ("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes"),
-                                 tname, BATCH_EVENTS, (size_t) net.payload_len);
+                                 tname, BATCH_EVENTS, (size_t) net.net.payload_len);
           g_autofree char *p1_label
               = g_strdup_printf (_ ("%s: kvev_publish_stored, 1 producer"), tname);
           g_autofree char *p2_label
@@ -1067,38 +603,38 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
           for (run = 0; ok && run < settings->runs; run++)
             {
               BenchReplayCounts counts = { 0 };
-              PhaseResult r;
+              BenchPhaseResult r;
 
               bench_progress (settings, _ ("end to end over %s, run %u of %u"), tname, run + 1,
                               settings->runs);
-              ok = run_phase (&net, &t.raw, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
+              ok = bench_phase_run_flat (&net.net, &t.raw, 1, e2e_ms, &r, error);
               if (ok)
-                add_e2e_result (raw_figure, &r);
-              ok = ok && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
+                bench_figure_add_flat (raw_figure, &r);
+              ok = ok && bench_phase_run_flat (&net.net, &t.kvev, 1, e2e_ms, &r, error);
               if (ok)
-                add_e2e_result (p1, &r);
-              ok = ok && run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 2, 0, e2e_ms, &r, error);
+                bench_figure_add_flat (p1, &r);
+              ok = ok && bench_phase_run_flat (&net.net, &t.kvev, 2, e2e_ms, &r, error);
               if (ok)
-                add_e2e_result (p2, &r);
+                bench_figure_add_flat (p2, &r);
               ok = ok && run_replay_phase (&net, &t, FALSE, e2e_ms, &r, &counts, error);
               if (ok)
-                add_e2e_result (replay_idle, &r);
+                bench_figure_add_flat (replay_idle, &r);
               ok = ok && run_replay_phase (&net, &t, TRUE, e2e_ms, &r, &counts, error);
               if (ok)
                 {
-                  add_e2e_result (replay_busy, &r);
+                  bench_figure_add_flat (replay_busy, &r);
                   bench_replay_add_counts (replay_busy, &counts);
                 }
             }
           if (ok)
             {
-              g_autofree char *busy_note = e2e_note (replay_busy);
+              g_autofree char *busy_note = bench_flat_note (replay_busy);
               g_autofree char *replayed = bench_replay_note (replay_busy);
 
-              bench_figure_set_note (raw_figure, e2e_note (raw_figure));
-              bench_figure_set_note (p1, e2e_note (p1));
-              bench_figure_set_note (p2, e2e_note (p2));
-              bench_figure_set_note (replay_idle, e2e_note (replay_idle));
+              bench_figure_set_note (raw_figure, bench_flat_note (raw_figure));
+              bench_figure_set_note (p1, bench_flat_note (p1));
+              bench_figure_set_note (p2, bench_flat_note (p2));
+              bench_figure_set_note (replay_idle, bench_flat_note (replay_idle));
               bench_figure_set_note (replay_busy, g_strjoin ("; ", busy_note, replayed, NULL));
             }
         }
@@ -1122,13 +658,13 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
             {
               for (run = 0; ok && run < settings->runs; run++)
                 {
-                  PhaseResult r;
+                  BenchPhaseResult r;
                   double events_per_s;
 
                   bench_progress (settings, _ ("latency: measuring the capacity, run %u of %u"),
                                   run + 1, settings->runs);
-                  ok = run_phase (&net, &t.kvev, LOAD_FLAT_OUT, 1, 0, e2e_ms, &r, error);
-                  events_per_s = events_per_second (&r);
+                  ok = bench_phase_run_flat (&net.net, &t.kvev, 1, e2e_ms, &r, error);
+                  events_per_s = bench_phase_events_per_s (&r, 0);
                   g_array_append_val (capacities, events_per_s);
                 }
             }
@@ -1151,14 +687,14 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
                                       rate);
               for (run = 0; ok && run < settings->runs; run++)
                 {
-                  PhaseResult r;
+                  BenchPhaseResult r;
 
                   bench_progress (settings, _ ("latency at %u%% of capacity, run %u of %u"),
                                   loads[l], run + 1, settings->runs);
-                  ok = run_phase (&net, &t.raw, LOAD_PACED, 1, rate, e2e_ms, &r, error);
+                  ok = run_paced (&net, &t.raw, rate, e2e_ms, &r, error);
                   if (ok)
                     add_latency_result (lat_raw[l], &r);
-                  ok = ok && run_phase (&net, &t.kvev, LOAD_PACED, 1, rate, e2e_ms, &r, error);
+                  ok = ok && run_paced (&net, &t.kvev, rate, e2e_ms, &r, error);
                   if (ok)
                     add_latency_result (lat_figures[l], &r);
                 }
@@ -1174,9 +710,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
             measure_cpu_stalls (lat_section, settings->smoke ? 50 : 1000);
         }
 
-      peak_kib = sub_finish (net.sub);
-      report->subscriber_peak_rss_kib = MAX (report->subscriber_peak_rss_kib, peak_kib);
-      net.sub = NULL;
+      bench_net_finish (&net.net, report);
       transport_close (&t);
       free_payloads (&net);
     }

@@ -483,15 +483,6 @@ run_child (const BenchSettings *settings, void *context, guint n, ChildResult *r
 
 /* ---- the section ------------------------------------------------------- */
 
-static gint64
-thread_cpu_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
 typedef struct
 {
   gint64 ns;
@@ -518,7 +509,7 @@ time_calls (BenchStore *store, KvevPublisher *publisher, guint calls_per_round, 
   do
     {
       gint64 start = bench_now_ns ();
-      gint64 cpu_start = thread_cpu_ns ();
+      gint64 cpu_start = bench_thread_cpu_ns ();
       guint64 waits = 0;
       guint j;
 
@@ -527,7 +518,7 @@ time_calls (BenchStore *store, KvevPublisher *publisher, guint calls_per_round, 
       if (!warming)
         {
           times->lock_waits += waits;
-          times->cpu_ns += thread_cpu_ns () - cpu_start;
+          times->cpu_ns += bench_thread_cpu_ns () - cpu_start;
           times->ns += bench_now_ns () - start;
           times->calls += calls_per_round;
         }

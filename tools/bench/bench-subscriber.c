@@ -23,6 +23,7 @@ typedef struct
 {
   gint64 ns;
   guint n;
+  gsize bytes; /* the payload the n data events came in */
 } Arrival;
 
 typedef struct
@@ -33,6 +34,14 @@ typedef struct
   guint64 bad;
   GArray *arrivals;  /* Arrival */
   GArray *latencies; /* gint64 ns */
+  /* "H": the stall the next phase gets, and the one this phase has, in
+   * CLOCK_MONOTONIC ns (0: none). */
+  gint64 next_hold_after_ms;
+  gint64 next_hold_for_ms;
+  gint64 hold_start_ns;
+  gint64 hold_end_ns;
+  /* "L": the sleep after every message. */
+  gulong slow_us;
 } SubPhase;
 
 static void reply (const char *format, ...) G_GNUC_PRINTF (1, 2);
@@ -64,7 +73,7 @@ reply (const char *format, ...)
 static void
 phase_finish (SubPhase *phase, gint64 t_stop)
 {
-  guint64 by_stop = 0;
+  guint64 by_stop = 0, bytes_by_stop = 0;
   gint64 first = -1, last = -1;
   guint i;
 
@@ -73,14 +82,17 @@ phase_finish (SubPhase *phase, gint64 t_stop)
       const Arrival *arrival = &g_array_index (phase->arrivals, Arrival, i);
 
       if (arrival->ns <= t_stop)
-        by_stop += arrival->n;
+        {
+          by_stop += arrival->n;
+          bytes_by_stop += arrival->bytes;
+        }
       if (first < 0)
         first = arrival->ns;
       last = arrival->ns;
     }
   bench_sort_ns (phase->latencies);
-  reply (BENCH_SUB_REPORT_FORMAT "\n", phase->id, phase->received, by_stop, first, last, phase->bad,
-         phase->latencies->len, bench_percentile_ns (phase->latencies, 0.50),
+  reply (BENCH_SUB_REPORT_FORMAT "\n", phase->id, phase->received, by_stop, bytes_by_stop, first,
+         last, phase->bad, phase->latencies->len, bench_percentile_ns (phase->latencies, 0.50),
          bench_percentile_ns (phase->latencies, 0.99),
          bench_percentile_ns (phase->latencies, 0.999),
          phase->latencies->len > 0
@@ -133,7 +145,7 @@ strip_prefix (const char *key, gsize len, const char *prefix, const char **rest,
 
 /* One event's key says what it is. */
 static void
-handle_event (SubPhase *phase, const msgpack_object *event, gint64 now, guint *n_data)
+handle_event (SubPhase *phase, const msgpack_object *event, gint64 now, gsize size, guint *n_data)
 {
   const msgpack_object *key;
   const char *k, *rest;
@@ -167,7 +179,7 @@ handle_event (SubPhase *phase, const msgpack_object *event, gint64 now, guint *n
         {
           if (*n_data > 0)
             {
-              Arrival arrival = { now, *n_data };
+              Arrival arrival = { now, *n_data, size };
 
               g_array_append_val (phase->arrivals, arrival);
               *n_data = 0;
@@ -213,10 +225,10 @@ handle_payload (SubPhase *phase, msgpack_unpacked *unpacked, const char *data, g
       return;
     }
   for (i = 0; i < events->via.array.size; i++)
-    handle_event (phase, &events->via.array.ptr[i], now, &n_data);
+    handle_event (phase, &events->via.array.ptr[i], now, size, &n_data);
   if (n_data > 0 && phase->active)
     {
-      Arrival arrival = { now, n_data };
+      Arrival arrival = { now, n_data, size };
 
       g_array_append_val (phase->arrivals, arrival);
     }
@@ -262,6 +274,13 @@ phase_start (SubPhase *phase, guint id)
   phase->bad = 0;
   g_array_set_size (phase->arrivals, 0);
   g_array_set_size (phase->latencies, 0);
+  phase->hold_start_ns = phase->hold_end_ns = 0;
+  if (phase->next_hold_for_ms > 0)
+    {
+      phase->hold_start_ns = bench_now_ns () + phase->next_hold_after_ms * 1000000;
+      phase->hold_end_ns = phase->hold_start_ns + phase->next_hold_for_ms * 1000000;
+    }
+  phase->next_hold_after_ms = phase->next_hold_for_ms = 0;
   reply ("A %u\n", id);
 }
 
@@ -282,7 +301,8 @@ read_commands (GString *input, SubPhase *phase)
   while ((newline = memchr (input->str, '\n', input->len)) != NULL)
     {
       gsize line_len = (gsize) (newline - input->str);
-      unsigned int id;
+      unsigned int id, after_ms, for_ms;
+      unsigned long us;
 
       *newline = '\0';
       if (input->str[0] == 'Q')
@@ -292,13 +312,37 @@ read_commands (GString *input, SubPhase *phase)
         }
       if (sscanf (input->str, "S %u", &id) == 1)
         phase_start (phase, id);
+      else if (sscanf (input->str, "H %u %u", &after_ms, &for_ms) == 2)
+        {
+          phase->next_hold_after_ms = after_ms;
+          phase->next_hold_for_ms = for_ms;
+        }
+      else if (sscanf (input->str, "L %lu", &us) == 1)
+        phase->slow_us = us;
       g_string_erase (input, 0, (gssize) line_len + 1);
     }
   return TRUE;
 }
 
+/* How long the main loop may wait, in ms for zmq_poll (), and whether it
+ * reads the socket meanwhile: not during a stall, and not past its
+ * start. */
+static long
+poll_plan (const SubPhase *phase, gboolean *read_socket)
+{
+  gint64 now = bench_now_ns ();
+
+  *read_socket = TRUE;
+  if (phase->hold_end_ns == 0 || now >= phase->hold_end_ns)
+    return -1;
+  if (now < phase->hold_start_ns)
+    return (long) ((phase->hold_start_ns - now) / 1000000) + 1;
+  *read_socket = FALSE;
+  return (long) ((phase->hold_end_ns - now) / 1000000) + 1;
+}
+
 int
-bench_subscriber_main (char **endpoints)
+bench_subscriber_main (char **endpoints, int rcvhwm)
 {
   void *context = zmq_ctx_new ();
   void *socket = zmq_socket (context, ZMQ_SUB);
@@ -310,6 +354,8 @@ bench_subscriber_main (char **endpoints)
   guint i;
 
   zmq_setsockopt (socket, ZMQ_LINGER, &zero, sizeof zero);
+  if (rcvhwm > 0)
+    zmq_setsockopt (socket, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
   zmq_setsockopt (socket, ZMQ_SUBSCRIBE, "", 0);
   for (i = 0; endpoints[i] != NULL; i++)
     if (zmq_connect (socket, endpoints[i]) != 0)
@@ -325,21 +371,27 @@ bench_subscriber_main (char **endpoints)
   while (running)
     {
       zmq_pollitem_t items[2] = {
-        { socket, 0, ZMQ_POLLIN, 0 },
         { NULL, STDIN_FILENO, ZMQ_POLLIN, 0 },
+        { socket, 0, ZMQ_POLLIN, 0 },
       };
+      gboolean read_socket;
+      long timeout_ms = poll_plan (&phase, &read_socket);
 
-      if (zmq_poll (items, 2, -1) < 0)
+      if (zmq_poll (items, read_socket ? 2 : 1, timeout_ms) < 0)
         {
           if (zmq_errno () == EINTR)
             continue;
           break;
         }
-      if (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR))
+      if (items[0].revents & (ZMQ_POLLIN | ZMQ_POLLERR))
         running = read_commands (input, &phase);
-      if (items[0].revents & ZMQ_POLLIN)
-        for (i = 0; i < 1024 && receive_one (socket, &phase, &unpacked); i++)
-          ;
+      /* A slow subscriber takes one message a turn, so that it still
+       * hears "L 0" and "Q" between its sleeps. */
+      if (read_socket && (items[1].revents & ZMQ_POLLIN))
+        for (i = 0; i < (phase.slow_us > 0 ? 1 : 1024) && receive_one (socket, &phase, &unpacked);
+             i++)
+          if (phase.slow_us > 0)
+            g_usleep (phase.slow_us);
     }
 
   msgpack_unpacked_destroy (&unpacked);

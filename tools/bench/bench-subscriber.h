@@ -1,7 +1,7 @@
 /* bench-subscriber.h: the subscriber process the end-to-end and latency
  * sections measure through (kvevents-bench started again with
  * --subscriber ENDPOINT..., bench-subscriber.c), and the line protocol
- * bench-net.c drives it with.
+ * bench-phase.c drives it with.
  *
  * It connects one SUB socket to every endpoint (the publisher's and the
  * raw ZeroMQ baseline's) and decodes every message with msgpack-c.  It
@@ -9,6 +9,13 @@
  * output, a line each:
  *
  *   parent -> subscriber   "S <phase>"   start counting a phase
+ *                          "H <after> <for>"
+ *                                        in the next phase, stop reading
+ *                                        <after> ms after its start, for
+ *                                        <for> ms: a subscriber that stalls
+ *                          "L <us>"      from now on, sleep <us> after every
+ *                                        message (0: full speed again): a
+ *                                        slow subscriber
  *                          "Q"           quit
  *   subscriber -> parent   "A <phase>"   counting, produce now
  *                          "P <probe>"   a probe event arrived
@@ -39,17 +46,22 @@ G_BEGIN_DECLS
 #define BENCH_END_PREFIX "__bench_end__/"
 #define BENCH_STAMP_PREFIX "t="
 
-/* "R <phase> <received> <received_by_stop> <first_ns> <last_ns> <bad>
- * <latency samples> <p50_ns> <p99_ns> <p999_ns> <max_ns>", for printf ()
- * and sscanf () alike; -1 for a time or quantile that has no sample. */
+/* "R <phase> <received> <received_by_stop> <bytes_by_stop> <first_ns>
+ * <last_ns> <bad> <latency samples> <p50_ns> <p99_ns> <p999_ns> <max_ns>",
+ * for printf () and sscanf () alike; -1 for a time or quantile that has
+ * no sample.  bytes_by_stop counts the payloads of the messages with data
+ * in them that arrived by the producers' stop. */
 #define BENCH_SUB_REPORT_FORMAT                                                                    \
-  "R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT        \
-  " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT          \
-  " %" G_GINT64_FORMAT
+  "R %u %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT       \
+  " %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " %u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT          \
+  " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
 
 /* Runs the subscriber on endpoints until "Q" or the end of its input;
- * returns the exit status. */
-int bench_subscriber_main (char **endpoints);
+ * returns the exit status.  rcvhwm, when not 0, is its socket's
+ * ZMQ_RCVHWM: with large messages or many subscribers on one machine, the
+ * default 1000 messages would hold too much memory, or take seconds to
+ * read after a phase. */
+int bench_subscriber_main (char **endpoints, int rcvhwm);
 
 G_END_DECLS
 

@@ -34,6 +34,10 @@ typedef struct
  * machine, which the end-to-end latency relies on. */
 gint64 bench_now_ns (void);
 
+/* CLOCK_THREAD_CPUTIME_ID in nanoseconds: the CPU the calling thread ran
+ * for. */
+gint64 bench_thread_cpu_ns (void);
+
 #define BENCH_TENANT "tenant-a"
 #define BENCH_KEY_RING 4096
 

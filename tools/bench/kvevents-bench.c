@@ -93,6 +93,7 @@ main (int argc, char **argv)
   gint runs = G_MININT, duration_ms = G_MININT, key_len = DEFAULT_KEY_LEN;
   g_autofree char *only = NULL;
   g_auto (GStrv) subscriber = NULL;
+  gint subscriber_rcvhwm = 0;
   g_autofree char *memory_child = NULL;
   g_autofree char *child_tmp_dir = NULL;
   gint memory_events = 65536;
@@ -121,6 +122,8 @@ main (int argc, char **argv)
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, N_ ("Print the version and exit"), NULL },
     /* The processes the benchmark starts of itself. */
     { "subscriber", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING_ARRAY, &subscriber, NULL, NULL },
+    { "subscriber-rcvhwm", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &subscriber_rcvhwm, NULL,
+      NULL },
     { "memory-child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &memory_child, NULL, NULL },
     { "memory-events", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &memory_events, NULL, NULL },
     { "tmp-dir", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &child_tmp_dir, NULL, NULL },
@@ -158,7 +161,7 @@ main (int argc, char **argv)
     }
 
   if (subscriber != NULL)
-    return bench_subscriber_main (subscriber);
+    return bench_subscriber_main (subscriber, subscriber_rcvhwm);
   if (memory_child != NULL && strcmp (memory_child, "snapshot") == 0)
     return bench_snapshot_child_main ((guint) memory_events, (guint) key_len, child_tmp_dir);
   if (memory_child != NULL)

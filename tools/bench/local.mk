@@ -40,6 +40,8 @@ endif
 	%reldir%/bench-memory.c \
 	%reldir%/bench-memory-child.h \
 	%reldir%/bench-memory-child.c \
+	%reldir%/bench-phase.h \
+	%reldir%/bench-phase.c \
 	%reldir%/bench-net.c \
 	%reldir%/bench-subscriber.h \
 	%reldir%/bench-subscriber.c \
