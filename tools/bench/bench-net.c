@@ -1,9 +1,14 @@
 /* bench-net.c: end to end and latency, through a subscriber in another
  * process (bench-phase.h says how phases are run through it).
  *
- * The subscriber connects to two sockets: the publisher's, and a raw
- * ZeroMQ PUB socket that sends pre-encoded payloads of the same size and
- * event count (the baseline).
+ * The subscriber connects to three sockets: the publisher's, and two raw
+ * ZeroMQ ones that send pre-encoded payloads of the same size and event
+ * count (the baselines): a PUB socket that drops at the high-water mark,
+ * and an XPUB with ZMQ_XPUB_NODROP whose sender waits for a full pipe, as
+ * the publisher's worker does with one subscription.  The second is the
+ * ceiling the publisher is held to: what ZeroMQ and a decoding subscriber
+ * deliver here when nothing is lost; the first delivers less, since what
+ * it drops still cost the sender.
  *
  * With the end-to-end section the subscriber listens to a third socket:
  * a second publisher with replay on, over the same transport, its buffer
@@ -164,8 +169,9 @@ produce_paced (BenchNet *base, BenchSource *source, gint64 t_end, BenchPhaseResu
 typedef struct
 {
   BenchSource kvev;
-  BenchSource raw;    /* PUB: drops at the high-water mark */
-  BenchSource replay; /* publisher NULL without the end-to-end section */
+  BenchSource raw;        /* PUB: drops at the high-water mark */
+  BenchSource raw_nodrop; /* XPUB with ZMQ_XPUB_NODROP: waits */
+  BenchSource replay;     /* publisher NULL without the end-to-end section */
   void *raw_context;
   KvevConfig *config;
   KvevConfig *replay_config;
@@ -180,6 +186,7 @@ transport_close (Transport *t)
   bench_source_close (&t->replay);
   bench_source_close (&t->kvev);
   bench_source_close (&t->raw);
+  bench_source_close (&t->raw_nodrop);
   if (t->raw_context != NULL)
     zmq_ctx_term (t->raw_context);
   g_clear_pointer (&t->config, kvev_config_free);
@@ -250,6 +257,9 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, gbool
                                        : g_strdup_printf ("ipc://%s/e2e-kvev", settings->tmp_dir);
   g_autofree char *raw_endpoint = tcp ? g_strdup ("tcp://127.0.0.1:*")
                                       : g_strdup_printf ("ipc://%s/e2e-raw", settings->tmp_dir);
+  g_autofree char *nodrop_endpoint
+      = tcp ? g_strdup ("tcp://127.0.0.1:*")
+            : g_strdup_printf ("ipc://%s/e2e-raw-nodrop", settings->tmp_dir);
   int hwm;
 
   memset (t, 0, sizeof *t);
@@ -263,6 +273,8 @@ transport_open (Transport *t, const BenchSettings *settings, gboolean tcp, gbool
   hwm = bench_config_hwm (t->config);
   t->raw_context = zmq_ctx_new ();
   return bench_source_open_raw (&t->raw, t->raw_context, raw_endpoint, hwm, FALSE, t->config, error)
+         && bench_source_open_raw (&t->raw_nodrop, t->raw_context, nodrop_endpoint, hwm, TRUE,
+                                   t->config, error)
          && (!replay || transport_open_replay (t, settings, tcp, error));
 }
 
@@ -532,8 +544,8 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       gboolean tcp = tr == 1;
       const char *tname = tcp ? "tcp" : "ipc";
       Transport t;
-      const char *endpoints[4];
-      BenchFigure *raw_figure = NULL, *p1 = NULL, *p2 = NULL;
+      const char *endpoints[5];
+      BenchFigure *raw_figure = NULL, *nodrop_figure = NULL, *p1 = NULL, *p2 = NULL;
       BenchFigure *replay_idle = NULL, *replay_busy = NULL;
       guint run;
 
@@ -548,10 +560,12 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       make_payloads (&net, t.config);
       endpoints[0] = t.kvev.endpoint;
       endpoints[1] = t.raw.endpoint;
-      endpoints[2] = t.replay.endpoint;
-      endpoints[3] = NULL;
+      endpoints[2] = t.raw_nodrop.endpoint;
+      endpoints[3] = t.replay.endpoint;
+      endpoints[4] = NULL;
       ok = bench_net_spawn (&net.net, endpoints, 1, 0, error)
            && bench_probe (&net.net, &t.kvev, error) && bench_probe (&net.net, &t.raw, error)
+           && bench_probe (&net.net, &t.raw_nodrop, error)
            && (!e2e || bench_probe (&net.net, &t.replay, error));
 
       /* The first phases after the probes meet a cold connection, queue
@@ -568,6 +582,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
 
           bench_progress (settings, _ ("warming up over %s"), tname);
           ok = bench_phase_run_flat (&net.net, &t.raw, 1, e2e_ms, &r, error)
+               && (!e2e || bench_phase_run_flat (&net.net, &t.raw_nodrop, 1, e2e_ms, &r, error))
                && bench_phase_run_flat (&net.net, &t.kvev, 1, e2e_ms, &r, error)
                && (!e2e || bench_phase_run_flat (&net.net, &t.kvev, 2, e2e_ms, &r, error))
                && (!e2e || run_replay_phase (&net, &t, TRUE, e2e_ms, &r, &counts, error));
@@ -576,11 +591,14 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
       if (ok && e2e)
         {
           g_autofree char *raw_id = g_strdup_printf ("%s.raw", tname);
+          g_autofree char *nodrop_id = g_strdup_printf ("%s.raw_nodrop", tname);
           g_autofree char *p1_id = g_strdup_printf ("%s.kvev.p1", tname);
           g_autofree char *p2_id = g_strdup_printf ("%s.kvev.p2", tname);
-          g_autofree char *raw_label
-              = g_strdup_printf (_ ("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes"),
-                                 tname, BATCH_EVENTS, (size_t) net.net.payload_len);
+          g_autofree char *raw_label = g_strdup_printf (
+              _ ("%s: raw ZeroMQ, pre-encoded %u-event payloads of %zu bytes, drops at the HWM"),
+              tname, BATCH_EVENTS, (size_t) net.net.payload_len);
+          g_autofree char *nodrop_label = g_strdup_printf (
+              _ ("%s: raw ZeroMQ, the same payloads, ZMQ_XPUB_NODROP, the sender waits"), tname);
           g_autofree char *p1_label
               = g_strdup_printf (_ ("%s: kvev_publish_stored, 1 producer"), tname);
           g_autofree char *p2_label
@@ -593,8 +611,11 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               _ ("%s: kvev_publish_stored, 1 producer, replay on, full replays in a loop"), tname);
 
           raw_figure = bench_section_add_figure (e2e_section, raw_id, raw_label, "events/s", NULL);
-          p1 = bench_section_add_figure (e2e_section, p1_id, p1_label, "events/s", raw_figure);
-          p2 = bench_section_add_figure (e2e_section, p2_id, p2_label, "events/s", raw_figure);
+          /* The ceiling: ZeroMQ with nothing lost, as the publisher sends. */
+          nodrop_figure
+              = bench_section_add_figure (e2e_section, nodrop_id, nodrop_label, "events/s", NULL);
+          p1 = bench_section_add_figure (e2e_section, p1_id, p1_label, "events/s", nodrop_figure);
+          p2 = bench_section_add_figure (e2e_section, p2_id, p2_label, "events/s", nodrop_figure);
           /* Against tcp.kvev.p1 (ipc.kvev.p1) of the same run: what
            * replay costs the live stream. */
           replay_idle = bench_section_add_figure (e2e_section, idle_id, idle_label, "events/s", p1);
@@ -610,6 +631,9 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               ok = bench_phase_run_flat (&net.net, &t.raw, 1, e2e_ms, &r, error);
               if (ok)
                 bench_figure_add_flat (raw_figure, &r);
+              ok = ok && bench_phase_run_flat (&net.net, &t.raw_nodrop, 1, e2e_ms, &r, error);
+              if (ok)
+                bench_figure_add_flat (nodrop_figure, &r);
               ok = ok && bench_phase_run_flat (&net.net, &t.kvev, 1, e2e_ms, &r, error);
               if (ok)
                 bench_figure_add_flat (p1, &r);
@@ -632,6 +656,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
               g_autofree char *replayed = bench_replay_note (replay_busy);
 
               bench_figure_set_note (raw_figure, bench_flat_note (raw_figure));
+              bench_figure_set_note (nodrop_figure, bench_flat_note (nodrop_figure));
               bench_figure_set_note (p1, bench_flat_note (p1));
               bench_figure_set_note (p2, bench_flat_note (p2));
               bench_figure_set_note (replay_idle, bench_flat_note (replay_idle));

@@ -384,6 +384,9 @@ format_target_value (const BenchTarget *target, double v)
     return g_strdup (_ ("not measured"));
   if (strcmp (target->unit, "x") == 0)
     return g_strdup_printf ("%.2fx", v);
+  /* Counts in full: a loss of 86080 events, not 8.608e+04. */
+  if (v == floor (v) && fabs (v) < 1e15)
+    return g_strdup_printf ("%.0f %s", v, target->unit);
   return g_strdup_printf ("%.4g %s", v, target->unit);
 }
 
