@@ -22,6 +22,9 @@ gboolean bench_memory (BenchReport *report, const BenchSettings *settings, GErro
  * otherwise. */
 gboolean bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e,
                     gboolean latency, GError **error);
+/* bench-loss.c: submitted - received - counted drops, with one fast
+ * subscriber, one that stalls, and eight of which one is slow. */
+gboolean bench_loss (BenchReport *report, const BenchSettings *settings, GError **error);
 /* bench-snapshot.c: snapshots of 10^4 to 10^6 objects read by a client,
  * the memory they take, and the publish call while they run. */
 gboolean bench_snapshot (BenchReport *report, const BenchSettings *settings, GError **error);

@@ -68,6 +68,14 @@ worst_of (const GArray *values, gboolean absolute)
   return worst;
 }
 
+static double
+worst_loss (const BenchReport *report, const char *figure_id, gboolean absolute)
+{
+  BenchFigure *figure = bench_report_find_figure (report, "loss", figure_id);
+
+  return figure != NULL ? worst_of (figure->values, absolute) : NAN;
+}
+
 /* The largest uncounted loss, either way, of every end-to-end phase
  * through a publisher. */
 static double
@@ -182,6 +190,27 @@ bench_add_targets (BenchReport *report)
                                _ ("Uncounted loss, every end-to-end phase of a publisher"),
                                worst_e2e_loss (report), BENCH_AT_MOST, 0, _ ("events"),
                                _ ("largest |submitted - received - counted drops| of a run"));
+    }
+  if (bench_report_find_section (report, "loss") != NULL)
+    {
+      bench_report_add_target (report, "loss.fast", _ ("Uncounted loss, 1 subscriber"),
+                               worst_loss (report, "fast.uncounted", TRUE), BENCH_AT_MOST, 0,
+                               _ ("events"),
+                               _ ("largest |submitted - received - counted drops| of a run"));
+      bench_report_add_target (
+          report, "loss.stall", _ ("Uncounted loss, 1 subscriber that stops reading"),
+          worst_loss (report, "stall.uncounted", TRUE), BENCH_AT_MOST, 0, _ ("events"),
+          _ ("largest |submitted - received - counted drops| of a run"));
+      /* A message dropped for the slow one still reached the others:
+       * theirs may be below 0, none above. */
+      bench_report_add_target (
+          report, "loss.slow8", _ ("Uncounted loss, 8 subscribers of which one is slow"),
+          worst_loss (report, "sub8_slow.uncounted", FALSE), BENCH_AT_MOST, 0, _ ("events"),
+          _ ("largest submitted - received - counted drops of a subscriber and a run"));
+      bench_report_add_target (
+          report, "loss.slow8.others", _ ("8 subscribers of which one is slow: the others' rate"),
+          ratio_of (report, "loss", "sub8_slow.fast.events_per_s"), BENCH_AT_LEAST, 0.9, "x",
+          _ ("sub8_slow.fast.events_per_s / sub8.fast.events_per_s, the slowest of seven"));
     }
   if (bench_report_find_section (report, "memory") != NULL)
     {

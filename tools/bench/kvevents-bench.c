@@ -27,7 +27,8 @@
 #define SMOKE_DURATION_MS 10
 
 static const char *const section_names[]
-    = { "hot", "encode", "e2e", "memory", "latency", "snapshot" };
+    = { "hot", "encode", "e2e", "memory", "latency", "snapshot", "loss" };
+#define SECTION_LIST "hot, encode, e2e, memory, latency, snapshot, loss"
 
 static gboolean
 parse_only (const char *only, gboolean *selected, GError **error)
@@ -54,13 +55,12 @@ parse_only (const char *only, gboolean *selected, GError **error)
           selected[j] = known = TRUE;
       if (!known)
         return bench_fail (error, _ ("Unknown section \"%s\" in --only (known: %s)"), name,
-                           "hot, encode, e2e, memory, latency, snapshot");
+                           SECTION_LIST);
     }
   for (j = 0; j < G_N_ELEMENTS (section_names); j++)
     if (selected[j])
       return TRUE;
-  return bench_fail (error, _ ("--only names no section (known: %s)"),
-                     "hot, encode, e2e, memory, latency, snapshot");
+  return bench_fail (error, _ ("--only names no section (known: %s)"), SECTION_LIST);
 }
 
 static void
@@ -108,7 +108,7 @@ main (int argc, char **argv)
     { "duration-ms", 'd', 0, G_OPTION_ARG_INT, &duration_ms,
       N_ ("Length of one measurement (default 100)"), N_ ("MS") },
     { "only", 'o', 0, G_OPTION_ARG_STRING, &only,
-      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot"), N_ ("LIST") },
+      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot,loss"), N_ ("LIST") },
     { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
       N_ ("Run every section tiny, a few seconds in all (for tests)"), NULL },
     { "key-len", 'k', 0, G_OPTION_ARG_INT, &key_len, N_ ("Object key length in bytes (default 40)"),
@@ -229,6 +229,8 @@ main (int argc, char **argv)
     ok = bench_encode (&report, &settings, &error);
   if (ok && (selected[2] || selected[4]))
     ok = bench_net (&report, &settings, selected[2], selected[4], &error);
+  if (ok && selected[6])
+    ok = bench_loss (&report, &settings, &error);
   if (ok && selected[3])
     ok = bench_memory (&report, &settings, &error);
   if (ok && selected[5])

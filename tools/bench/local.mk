@@ -43,6 +43,7 @@ endif
 	%reldir%/bench-phase.h \
 	%reldir%/bench-phase.c \
 	%reldir%/bench-net.c \
+	%reldir%/bench-loss.c \
 	%reldir%/bench-subscriber.h \
 	%reldir%/bench-subscriber.c \
 	%reldir%/bench-replay.h \
