@@ -25,6 +25,9 @@ gboolean bench_net (BenchReport *report, const BenchSettings *settings, gboolean
 /* bench-loss.c: submitted - received - counted drops, with one fast
  * subscriber, one that stalls, and eight of which one is slow. */
 gboolean bench_loss (BenchReport *report, const BenchSettings *settings, GError **error);
+/* bench-fanout.c: 1, 8 and 32 subscribers, against raw ZeroMQ with one
+ * I/O thread and with two. */
+gboolean bench_fanout (BenchReport *report, const BenchSettings *settings, GError **error);
 /* bench-snapshot.c: snapshots of 10^4 to 10^6 objects read by a client,
  * the memory they take, and the publish call while they run. */
 gboolean bench_snapshot (BenchReport *report, const BenchSettings *settings, GError **error);

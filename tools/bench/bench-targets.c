@@ -120,6 +120,9 @@ worst_encode_ratio (const BenchReport *report, guint batch)
   return worst;
 }
 
+static const guint fanout_counts[] = { 1, 8, 32 };
+static const char *const fanout_target_ids[] = { "fanout.sub1", "fanout.sub8", "fanout.sub32" };
+
 void
 bench_add_targets (BenchReport *report)
 {
@@ -211,6 +214,24 @@ bench_add_targets (BenchReport *report)
           report, "loss.slow8.others", _ ("8 subscribers of which one is slow: the others' rate"),
           ratio_of (report, "loss", "sub8_slow.fast.events_per_s"), BENCH_AT_LEAST, 0.9, "x",
           _ ("sub8_slow.fast.events_per_s / sub8.fast.events_per_s, the slowest of seven"));
+    }
+  if (bench_report_find_section (report, "fanout") != NULL)
+    {
+      for (i = 0; i < G_N_ELEMENTS (fanout_counts); i++)
+        {
+          g_autofree char *figure_id
+              = g_strdup_printf ("sub%u.kvev.events_per_s", fanout_counts[i]);
+          g_autofree char *label = g_strdup_printf (
+              g_dngettext (KVT_GETTEXT_PACKAGE, "Fan-out to %u subscriber, events/s in all",
+                           "Fan-out to %u subscribers, events/s in all", fanout_counts[i]),
+              fanout_counts[i]);
+          g_autofree char *ratio_basis
+              = g_strdup_printf ("%s / sub%u.raw.events_per_s", figure_id, fanout_counts[i]);
+
+          bench_report_add_target (report, fanout_target_ids[i], label,
+                                   ratio_of (report, "fanout", figure_id), BENCH_AT_LEAST, 0.9, "x",
+                                   ratio_basis);
+        }
     }
   if (bench_report_find_section (report, "memory") != NULL)
     {

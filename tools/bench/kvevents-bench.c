@@ -27,8 +27,8 @@
 #define SMOKE_DURATION_MS 10
 
 static const char *const section_names[]
-    = { "hot", "encode", "e2e", "memory", "latency", "snapshot", "loss" };
-#define SECTION_LIST "hot, encode, e2e, memory, latency, snapshot, loss"
+    = { "hot", "encode", "e2e", "memory", "latency", "snapshot", "loss", "fanout" };
+#define SECTION_LIST "hot, encode, e2e, memory, latency, snapshot, loss, fanout"
 
 static gboolean
 parse_only (const char *only, gboolean *selected, GError **error)
@@ -108,7 +108,8 @@ main (int argc, char **argv)
     { "duration-ms", 'd', 0, G_OPTION_ARG_INT, &duration_ms,
       N_ ("Length of one measurement (default 100)"), N_ ("MS") },
     { "only", 'o', 0, G_OPTION_ARG_STRING, &only,
-      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot,loss"), N_ ("LIST") },
+      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot,loss,fanout"),
+      N_ ("LIST") },
     { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
       N_ ("Run every section tiny, a few seconds in all (for tests)"), NULL },
     { "key-len", 'k', 0, G_OPTION_ARG_INT, &key_len, N_ ("Object key length in bytes (default 40)"),
@@ -231,6 +232,8 @@ main (int argc, char **argv)
     ok = bench_net (&report, &settings, selected[2], selected[4], &error);
   if (ok && selected[6])
     ok = bench_loss (&report, &settings, &error);
+  if (ok && selected[7])
+    ok = bench_fanout (&report, &settings, &error);
   if (ok && selected[3])
     ok = bench_memory (&report, &settings, &error);
   if (ok && selected[5])

@@ -44,6 +44,7 @@ endif
 	%reldir%/bench-phase.c \
 	%reldir%/bench-net.c \
 	%reldir%/bench-loss.c \
+	%reldir%/bench-fanout.c \
 	%reldir%/bench-subscriber.h \
 	%reldir%/bench-subscriber.c \
 	%reldir%/bench-replay.h \
