@@ -28,6 +28,9 @@ gboolean bench_loss (BenchReport *report, const BenchSettings *settings, GError 
 /* bench-fanout.c: 1, 8 and 32 subscribers, against raw ZeroMQ with one
  * I/O thread and with two. */
 gboolean bench_fanout (BenchReport *report, const BenchSettings *settings, GError **error);
+/* bench-scaling.c: keys of 40 B to 64 KiB, messages of 1 to 4096 events,
+ * against raw ZeroMQ at the same payload size. */
+gboolean bench_scaling (BenchReport *report, const BenchSettings *settings, GError **error);
 /* bench-snapshot.c: snapshots of 10^4 to 10^6 objects read by a client,
  * the memory they take, and the publish call while they run. */
 gboolean bench_snapshot (BenchReport *report, const BenchSettings *settings, GError **error);

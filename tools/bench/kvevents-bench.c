@@ -27,8 +27,8 @@
 #define SMOKE_DURATION_MS 10
 
 static const char *const section_names[]
-    = { "hot", "encode", "e2e", "memory", "latency", "snapshot", "loss", "fanout" };
-#define SECTION_LIST "hot, encode, e2e, memory, latency, snapshot, loss, fanout"
+    = { "hot", "encode", "e2e", "memory", "latency", "snapshot", "loss", "fanout", "scaling" };
+#define SECTION_LIST "hot, encode, e2e, memory, latency, snapshot, loss, fanout, scaling"
 
 static gboolean
 parse_only (const char *only, gboolean *selected, GError **error)
@@ -108,7 +108,7 @@ main (int argc, char **argv)
     { "duration-ms", 'd', 0, G_OPTION_ARG_INT, &duration_ms,
       N_ ("Length of one measurement (default 100)"), N_ ("MS") },
     { "only", 'o', 0, G_OPTION_ARG_STRING, &only,
-      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot,loss,fanout"),
+      N_ ("Run only these sections: hot,encode,e2e,memory,latency,snapshot,loss,fanout,scaling"),
       N_ ("LIST") },
     { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
       N_ ("Run every section tiny, a few seconds in all (for tests)"), NULL },
@@ -138,7 +138,8 @@ main (int argc, char **argv)
   g_option_context_set_summary (
       context, _ ("Measure libkvevents against baselines taken in the same run: the cost "
                   "of a publish call, encoding, end-to-end throughput, memory per queued "
-                  "event, publish-to-receipt latency and snapshots."));
+                  "event, publish-to-receipt latency, snapshots, uncounted loss, fan-out "
+                  "and scaling with key size and batch size."));
   g_option_context_add_main_entries (context, entries, KVT_GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -234,6 +235,8 @@ main (int argc, char **argv)
     ok = bench_loss (&report, &settings, &error);
   if (ok && selected[7])
     ok = bench_fanout (&report, &settings, &error);
+  if (ok && selected[8])
+    ok = bench_scaling (&report, &settings, &error);
   if (ok && selected[3])
     ok = bench_memory (&report, &settings, &error);
   if (ok && selected[5])

@@ -45,6 +45,7 @@ endif
 	%reldir%/bench-net.c \
 	%reldir%/bench-loss.c \
 	%reldir%/bench-fanout.c \
+	%reldir%/bench-scaling.c \
 	%reldir%/bench-subscriber.h \
 	%reldir%/bench-subscriber.c \
 	%reldir%/bench-replay.h \
