@@ -283,20 +283,33 @@ bench_add_targets (BenchReport *report)
                                _ ("Drops at 10% and 50% of capacity, every run"), drops,
                                BENCH_AT_MOST, 0, _ ("events"),
                                _ ("sum over the runs, subscriber's count"));
+      /* At 50 % a small machine's stalls, not the publisher, can set
+       * the p99 (raw ZeroMQ missed 1 ms in most phases on two vCPUs):
+       * judged against raw ZeroMQ at the same rate in the same run, the
+       * host's stalls beside it. */
       section = bench_report_find_section (report, "latency");
       basis = g_strdup_printf (
-          _ ("median over the runs; raw ZeroMQ batched by the producer %.0f us; a sleeping "
-             "thread wakes %.0f us late "
-             "at p99 here, and a busy CPU stops for over 1 ms %.1f times a second (longest "
-             "%.1f ms)"),
+          _ ("tcp.load50.p99_us / tcp.load50.raw.p99_us, median of the runs' ratios: %.0f us "
+             "against %.0f us; a sleeping thread wakes %.0f us late at p99 here, and a busy CPU "
+             "stops for over 1 ms %.1f times a second (longest %.1f ms)"),
+          value_of (report, "latency", "tcp.load50.p99_us"),
           value_of (report, "latency", "tcp.load50.raw.p99_us"),
           bench_section_get_info (section, "wake_lateness_p99_us"),
           bench_section_get_info (section, "cpu_stalls_over_1ms_per_s"),
           bench_section_get_info (section, "cpu_longest_stall_us") / 1e3);
       bench_report_add_target (report, "latency.load50.p99",
                                /* xgettext:no-c-format */
-                               _ ("p99 publish-to-receipt at 50% of capacity"),
-                               value_of (report, "latency", "tcp.load50.p99_us"), BENCH_AT_MOST,
+                               _ ("p99 publish-to-receipt at 50% of capacity, against raw ZeroMQ"),
+                               ratio_of (report, "latency", "tcp.load50.p99_us"), BENCH_AT_MOST,
+                               1.5, "x", basis);
+      g_free (basis);
+      basis
+          = g_strdup_printf (_ ("median over the runs; raw ZeroMQ batched by the producer %.0f us"),
+                             value_of (report, "latency", "tcp.load10.raw.p99_us"));
+      bench_report_add_target (report, "latency.load10.p99",
+                               /* xgettext:no-c-format */
+                               _ ("p99 publish-to-receipt at 10% of capacity"),
+                               value_of (report, "latency", "tcp.load10.p99_us"), BENCH_AT_MOST,
                                1000, "us", basis);
       g_free (basis);
     }
