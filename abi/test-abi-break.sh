@@ -111,7 +111,7 @@ expect same pass "unchanged copy of the sources"
 # 2. What a 1.1 release may do.
 copy compat
 h=$tmp/compat/include/kvevents
-sed -i 's/^\(  KVEV_STAT_SNAPSHOT_OBJECTS = 32,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 33,/' "$h/kvevents-publisher.h"
+sed -i 's/^\(  KVEV_STAT_HWM_DROPPED_EVENTS = 34,\)$/\1\n  KVEV_STAT_APPENDED_FOR_TEST = 35,/' "$h/kvevents-publisher.h"
 applied "$h/kvevents-publisher.h" KVEV_STAT_APPENDED_FOR_TEST
 # The declaration goes before the last G_END_DECLS of kvevents-common.h.
 awk '{ line[NR] = $0 } /^G_END_DECLS/ { last = NR }

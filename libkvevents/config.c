@@ -169,6 +169,12 @@ static const Flag flags[] = {
   { "kv_events_replay_rate_bytes",
     UINT32_FIELD (replay_rate_bytes, KVEV_DEFAULT_REPLAY_RATE_BYTES, 0, G_MAXUINT32),
     N_ ("Most bytes of replay replies sent a second (0: no limit)"), N_ ("BYTES") },
+  { "kv_events_send_wait_ms",
+    UINT32_FIELD (send_wait_ms, KVEV_DEFAULT_SEND_WAIT_MS, 0, KVEV_MAX_SEND_WAIT_MS),
+    N_ ("Milliseconds a second the stream may wait for subscribers that do not keep up "
+        "before ZeroMQ drops for them, counted; a sole subscriber is always waited for "
+        "(0: never wait; up to 1000)"),
+    N_ ("MS") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

@@ -80,6 +80,7 @@ struct _KvevConfig
   guint32 replay_buffer_bytes;
   guint32 replay_rate_bytes;
   char *snapshot_endpoint;
+  guint32 send_wait_ms;
 };
 
 /* Defaults of the tuning flags. */
@@ -99,6 +100,11 @@ struct _KvevConfig
 /* A budget that leaves less than this a message would send nearly every
  * event alone; the configuration is refused instead. */
 #define KVEV_MIN_MESSAGE_BYTES 4096
+/* A subscriber that stalls for a garbage collection or a page-in of
+ * this long loses nothing; one that stays slow costs the others a tenth
+ * of their time. */
+#define KVEV_DEFAULT_SEND_WAIT_MS 100
+#define KVEV_MAX_SEND_WAIT_MS 1000
 /* As vLLM's replay buffer_steps. */
 #define KVEV_DEFAULT_REPLAY_BUFFER_MESSAGES 10000
 /* 10000 of the default 64-event batches of 40-byte keys fit. */
@@ -106,9 +112,10 @@ struct _KvevConfig
 /* Replies leave at most this many bytes a second, so that a subscriber
  * asking for the whole buffer again and again (about 380 MB/s unpaced on
  * two cores) cannot take the live stream's processor time: it cost the
- * live stream a third of its throughput.  A full default buffer then
- * takes about 3.5 s, a gap of a few messages none. */
-#define KVEV_DEFAULT_REPLAY_RATE_BYTES (64u * 1024 * 1024)
+ * live stream a third of its throughput, and at 64 MiB/s still up to a
+ * seventh.  A full default buffer then takes about 7 s, a gap of a few
+ * messages none. */
+#define KVEV_DEFAULT_REPLAY_RATE_BYTES (32u * 1024 * 1024)
 /* An hour: a subscriber that hears nothing for longer cannot tell a quiet
  * master from a dead one anyway. */
 #define KVEV_MAX_HEARTBEAT_MS 3600000

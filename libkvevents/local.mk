@@ -67,6 +67,8 @@ kvev_library_sources += \
 	%reldir%/zap.h \
 	%reldir%/zap.c \
 	%reldir%/worker.c \
+	%reldir%/hold.h \
+	%reldir%/hold.c \
 	%reldir%/service.h \
 	%reldir%/service.c \
 	%reldir%/replay.h \

@@ -393,6 +393,8 @@ read_stats (const KvevPublisher *publisher, gboolean at_once, KvevStatsReading *
   values[KVEV_STAT_SNAPSHOTS_REFUSED] = snapshots.refused;
   values[KVEV_STAT_SNAPSHOTS_FAILED] = snapshots.failed;
   values[KVEV_STAT_SNAPSHOT_OBJECTS] = snapshots.objects;
+  values[KVEV_STAT_HWM_DROPPED_MESSAGES] = worker.hwm_dropped_messages;
+  values[KVEV_STAT_HWM_DROPPED_EVENTS] = worker.hwm_dropped_events;
 }
 G_STATIC_ASSERT (KVEV_STAT_SKIPPED_OTHER - KVEV_STAT_SKIPPED_LEASED + 1 == KVEV_N_SKIP_REASONS);
 

@@ -417,6 +417,17 @@ kvev_queue_stop (KvevQueue *queue)
   ring_bell (queue);
 }
 
+gboolean
+kvev_queue_stopped (KvevQueue *queue)
+{
+  gboolean stopped;
+
+  queue_lock (queue);
+  stopped = queue->stopped;
+  queue_unlock (queue);
+  return stopped;
+}
+
 guint64
 kvev_queue_discard (KvevQueue *queue)
 {

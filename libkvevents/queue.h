@@ -66,6 +66,9 @@ void kvev_queue_wait_fd (int fd, gint64 end_time);
 /* Wakes the consumer for good once the events queued so far are taken. */
 void kvev_queue_stop (KvevQueue *queue);
 
+/* Whether kvev_queue_stop() was called. */
+gboolean kvev_queue_stopped (KvevQueue *queue);
+
 /* Drops every queued event, counted as dropped like a full queue's drops
  * (with their reserved sequence numbers).  Returns how many. */
 guint64 kvev_queue_discard (KvevQueue *queue);

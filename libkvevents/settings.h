@@ -51,6 +51,7 @@ typedef struct
    * kv_events_send_buffer_bytes in kvevents(7). */
   gsize message_limit;
   guint32 heartbeat_ms;
+  guint32 send_wait_ms; /* hold.h */
 
   /* This publisher's identity: random for each settings made. */
   guint8 instance_id[16];

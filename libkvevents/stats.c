@@ -55,6 +55,9 @@ static const struct
   { "snapshots_refused", COUNTER, "Snapshot requests refused." },
   { "snapshots_failed", COUNTER, "Snapshots whose walk failed or whose subscriber left." },
   { "snapshot_objects", COUNTER, "Objects sent in snapshots." },
+  { "hwm_dropped_messages", COUNTER,
+    "Messages a subscriber's full pipe refused: dropped for it, sent to the others." },
+  { "hwm_dropped_events", COUNTER, "Events of the messages a full pipe refused." },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (stats) == KVEV_N_STATS);
 

@@ -10,7 +10,7 @@
 
 G_BEGIN_DECLS
 
-#define KVEV_N_STATS (KVEV_STAT_SNAPSHOT_OBJECTS + 1)
+#define KVEV_N_STATS (KVEV_STAT_HWM_DROPPED_EVENTS + 1)
 
 /* One reading of every statistic, and what tells this publisher apart on
  * a page of several. */

@@ -11,6 +11,7 @@
 #include "counter.h"
 #include "endpoint.h"
 #include "fault.h"
+#include "hold.h"
 #include "queue.h"
 #include "replay.h"
 #include "snapshot-server.h"
@@ -30,6 +31,7 @@
 struct _KvevTransport
 {
   const KvevSettings *settings;
+  KvevQueue *queue; /* stopped: waiting for room is over */
   void *context;
   void *socket;
   void *monitor; /* PAIR end of the socket's monitor */
@@ -40,6 +42,8 @@ struct _KvevTransport
   char *replay_endpoint;
   char *snapshot_endpoint;
   gint64 last_take_in;
+  KvevHold hold;
+  gint64 wait_started;
   /* Matching subscriptions taken in since the worker last asked. */
   guint new_subscriptions;
 
@@ -129,22 +133,83 @@ free_payload (void *data, void *hint)
   free (data);
 }
 
-gboolean
-kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
-                     gsize payload_len)
+/* A worker waiting for room looks at the stop and the subscriptions at
+ * least this often. */
+#define WAIT_SLICE_US 10000
+
+static void take_in (KvevTransport *transport);
+
+static gboolean
+set_lossy (KvevTransport *transport, gboolean lossy)
+{
+  int nodrop = !lossy;
+
+  return zmq_setsockopt (transport->socket, ZMQ_XPUB_NODROP, &nodrop, sizeof nodrop) == 0;
+}
+
+/* The first frame, which a full pipe refuses (ZMQ_XPUB_NODROP): waits
+ * for room as kvev_hold_allowance() lets it, then sends without the full
+ * pipes, with the socket left lossy until the message's last frame. */
+static KvevSendResult
+send_topic (KvevTransport *transport)
 {
   const KvevSettings *settings = transport->settings;
+  int flags = ZMQ_SNDMORE | ZMQ_DONTWAIT;
+
+  while (zmq_send (transport->socket, settings->topic, settings->topic_len, flags) < 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+      gint64 allowance, slice_us;
+      int timeout_ms;
+
+      if (zmq_errno () != EAGAIN && zmq_errno () != EINTR)
+        return KVEV_SEND_FAILED;
+      if (flags == ZMQ_SNDMORE)
+        {
+          kvev_hold_spend (&transport->hold, now - transport->wait_started, now);
+          take_in (transport);
+        }
+      allowance = kvev_hold_allowance (&transport->hold,
+                                       kvev_counter_get (&transport->counts.subscriptions), now);
+      if (allowance == 0 || kvev_queue_stopped (transport->queue))
+        {
+          if (set_lossy (transport, TRUE)
+              && zmq_send (transport->socket, settings->topic, settings->topic_len,
+                           ZMQ_SNDMORE | ZMQ_DONTWAIT)
+                     == 0)
+            return KVEV_SEND_REFUSED;
+          set_lossy (transport, FALSE);
+          return KVEV_SEND_FAILED;
+        }
+      /* A blocking send sleeps until the peers' pipes report room, which
+       * zmq_poll() cannot wait for: an XPUB socket always polls as
+       * writable. */
+      slice_us = allowance < 0 ? WAIT_SLICE_US : MIN (allowance, WAIT_SLICE_US);
+      timeout_ms = (int) MAX (1, slice_us / 1000);
+      zmq_setsockopt (transport->socket, ZMQ_SNDTIMEO, &timeout_ms, sizeof timeout_ms);
+      transport->wait_started = now;
+      flags = ZMQ_SNDMORE;
+    }
+  if (flags == ZMQ_SNDMORE)
+    kvev_hold_spend (&transport->hold, g_get_monotonic_time () - transport->wait_started,
+                     g_get_monotonic_time ());
+  return KVEV_SEND_DELIVERED;
+}
+
+KvevSendResult
+kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload, gsize payload_len)
+{
   guint64 sequence_be = GUINT64_TO_BE (sequence);
+  KvevSendResult result;
+  gboolean sent;
   zmq_msg_t message;
   zmq_msg_t kept;
 
-  if (KVEV_FAULT (KVEV_FAULT_SEND)
-      || zmq_send (transport->socket, settings->topic, settings->topic_len,
-                   ZMQ_SNDMORE | ZMQ_DONTWAIT)
-             < 0)
+  result = KVEV_FAULT (KVEV_FAULT_SEND) ? KVEV_SEND_FAILED : send_topic (transport);
+  if (result == KVEV_SEND_FAILED)
     {
       free (payload);
-      return FALSE;
+      return result;
     }
   /* Once the first frame is in, ZeroMQ holds the parts until the last
    * one, and a later refusal would need the same dead socket. */
@@ -155,16 +220,19 @@ kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
   zmq_msg_init (&kept);
   if (transport->replay != NULL)
     zmq_msg_copy (&kept, &message);
-  if (zmq_msg_send (&message, transport->socket, ZMQ_DONTWAIT) < 0)
+  sent = zmq_msg_send (&message, transport->socket, ZMQ_DONTWAIT) >= 0;
+  if (result == KVEV_SEND_REFUSED)
+    set_lossy (transport, FALSE);
+  if (!sent)
     {
       zmq_msg_close (&message);
       zmq_msg_close (&kept);
-      return FALSE;
+      return KVEV_SEND_FAILED;
     }
   if (transport->replay != NULL)
     kvev_replay_keep (transport->replay, sequence, &kept);
   zmq_msg_close (&kept);
-  return TRUE;
+  return result;
 }
 
 /* Whether a subscription prefix can match a message: it must be a prefix
@@ -453,6 +521,8 @@ set_socket_options (KvevTransport *transport, GError **error)
   return set_int_option (socket, ZMQ_SNDHWM, (int) MIN (settings->send_hwm, (guint32) G_MAXINT),
                          "ZMQ_SNDHWM", error)
          && set_int_option (socket, ZMQ_XPUB_VERBOSER, 1, "ZMQ_XPUB_VERBOSER", error)
+         /* A full pipe refuses rather than drops: see send_topic (). */
+         && set_int_option (socket, ZMQ_XPUB_NODROP, 1, "ZMQ_XPUB_NODROP", error)
          && limit_peers (socket, (gint64) MAX (INBOUND_FRAME_FLOOR, settings->topic_len + 1),
                          settings->ipv6, error);
 }
@@ -598,6 +668,8 @@ kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshot
   KvevTransport *transport = g_new0 (KvevTransport, 1);
 
   transport->settings = settings;
+  transport->queue = queue;
+  kvev_hold_init (&transport->hold, settings->send_wait_ms, g_get_monotonic_time ());
   g_mutex_init (&transport->peers_lock);
   g_cond_init (&transport->peers_cond);
   transport->context = zmq_ctx_new ();

@@ -65,12 +65,22 @@ KvevTransport *kvev_transport_new (const KvevSettings *settings, KvevQueue *queu
 /* The endpoint actually bound, wildcards resolved. */
 const char *kvev_transport_get_endpoint (const KvevTransport *transport);
 
+typedef enum
+{
+  KVEV_SEND_DELIVERED, /* into every subscriber's pipe */
+  /* A full pipe refused it past kv_events_send_wait_ms: ZeroMQ dropped
+   * it for that subscriber, the others have it. */
+  KVEV_SEND_REFUSED,
+  /* Lost: only a socket or context that is gone does this. */
+  KVEV_SEND_FAILED,
+} KvevSendResult;
+
 /* Sends one message: the topic, the big-endian sequence, then payload,
  * which the transport takes (a malloc() buffer, freed with free()).
- * FALSE when the socket refused it, which only a socket or context that
- * is gone does: the message is then lost. */
-gboolean kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
-                              gsize payload_len);
+ * While a subscriber's pipe is full it waits for room as hold.h says,
+ * and gives up once the queue is stopped. */
+KvevSendResult kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
+                                    gsize payload_len);
 
 /* Sleeps until bell_fd is readable, a peer sent something, or end_time
  * (a g_get_monotonic_time() value; -1: no limit), and takes in what the

@@ -40,17 +40,22 @@ publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
 
   payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
   worker->last_message_time = g_get_monotonic_time ();
-  if (kvev_transport_send (worker->transport, sequence, payload, payload_len))
+  switch (kvev_transport_send (worker->transport, sequence, payload, payload_len))
     {
+    case KVEV_SEND_REFUSED:
+      kvev_counter_set (&counts->hwm_dropped_messages, counts->hwm_dropped_messages + 1);
+      kvev_counter_set (&counts->hwm_dropped_events, counts->hwm_dropped_events + n);
+      G_GNUC_FALLTHROUGH;
+    case KVEV_SEND_DELIVERED:
       if (n == 0)
         kvev_counter_set (&counts->heartbeats, counts->heartbeats + 1);
       kvev_counter_set_release (&counts->published_events, counts->published_events + n);
       kvev_counter_set (&counts->published_batches, counts->published_batches + (n > 0));
-    }
-  else
-    {
+      break;
+    case KVEV_SEND_FAILED:
       kvev_counter_set (&counts->send_failures, counts->send_failures + 1);
       kvev_counter_set_release (&counts->send_failed_events, counts->send_failed_events + n);
+      break;
     }
   kvev_counter_set (&counts->last_sequence, sequence);
 }
@@ -306,6 +311,8 @@ kvev_worker_counts (const KvevWorker *worker, KvevWorkerCounts *counts)
   counts->send_failures = kvev_counter_get (&own->send_failures);
   counts->last_sequence = kvev_counter_get (&own->last_sequence);
   counts->heartbeats = kvev_counter_get (&own->heartbeats);
+  counts->hwm_dropped_messages = kvev_counter_get (&own->hwm_dropped_messages);
+  counts->hwm_dropped_events = kvev_counter_get (&own->hwm_dropped_events);
 }
 
 void

@@ -25,6 +25,8 @@ typedef struct
   guint64 send_failed_events;
   guint64 last_sequence;
   guint64 heartbeats; /* empty messages, when nothing else went for a while */
+  guint64 hwm_dropped_messages; /* KVEV_SEND_REFUSED */
+  guint64 hwm_dropped_events;
 } KvevWorkerCounts;
 
 /* Binds the transport of settings and starts the thread that drains

@@ -6,6 +6,7 @@
  *   stats      print the statistics as JSON
  *   bulk N LEN publish N stored events with keys of LEN bytes, flushing
  *              every 64, so the queue itself never holds much
+ *   burst N LEN  the same without flushing, so a full queue drops
  *   wait N MS  wait up to MS ms for N subscriptions; "timeout" if not
  *   store      answer snapshot requests from a small store of objects
  *   store-failing  answer them with a walk that fails after 10 objects
@@ -46,7 +47,7 @@ scenario (KvevPublisher *publisher)
 }
 
 static void
-bulk (KvevPublisher *publisher, unsigned count, unsigned key_len)
+bulk (KvevPublisher *publisher, unsigned count, unsigned key_len, gboolean flush)
 {
   g_autofree char *key = g_malloc (key_len);
   unsigned i;
@@ -56,7 +57,7 @@ bulk (KvevPublisher *publisher, unsigned count, unsigned key_len)
       memset (key, 'a' + (int) (i % 26), key_len);
       g_snprintf (key, key_len, "%u", i);
       kvev_publish_stored (publisher, "bulk", key, key_len, NULL, KVEV_MEDIA_CPU);
-      if (i % 64 == 63)
+      if (flush && i % 64 == 63)
         kvev_publisher_flush (publisher, 10000);
     }
 }
@@ -199,7 +200,9 @@ main (int argc, char **argv)
       else if (strcmp (line, "scenario") == 0)
         scenario (publisher);
       else if (sscanf (line, "bulk %u %u", &count, &key_len) == 2 && key_len > 0)
-        bulk (publisher, count, key_len);
+        bulk (publisher, count, key_len, TRUE);
+      else if (sscanf (line, "burst %u %u", &count, &key_len) == 2 && key_len > 0)
+        bulk (publisher, count, key_len, FALSE);
       else if (sscanf (line, "wait %u %u", &count, &key_len) == 2)
         {
           if (!kvev_publisher_wait_subscribers (publisher, count, key_len))

@@ -35,10 +35,13 @@ tests_test_queue_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
 # The encoder, against the key-by-key reference that is also
-# kvevents-bench's baseline (tools/bench/bench-baseline.c).
+# kvevents-bench's baseline (tools/bench/bench-baseline.c), and the wait
+# budget for full pipes, which only the ZeroMQ build has.
 if HAVE_ZMQ
-check_PROGRAMS += tests/test-encode
-TESTS += tests/test-encode
+check_PROGRAMS += tests/test-encode tests/test-hold
+TESTS += tests/test-encode tests/test-hold
+tests_test_hold_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_hold_LDADD = $(TEST_INTERNAL_LIBS)
 tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) -I$(top_srcdir)/tools/bench $(MSGPACK_CFLAGS)
 tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
@@ -110,11 +113,12 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
-	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py
+	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py \
+	tests/test-slow-subscribers.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
-	tests/interop_master.py
+	tests/test-slow-subscribers.py tests/interop_master.py
 
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The

@@ -1351,7 +1351,7 @@ test_stats_json (void)
   g_assert_nonnull (strstr (json, "\"subscriptions\": 1, "));
   g_assert_nonnull (strstr (json, "\"refused_keys\": 0, "));
   g_assert_nonnull (strstr (json, "\"replay_buffer_bytes\": 0, "));
-  g_assert_nonnull (strstr (json, "\"snapshot_objects\": 0, \"version\": \""));
+  g_assert_nonnull (strstr (json, "\"hwm_dropped_events\": 0, \"version\": \""));
   g_assert_nonnull (strstr (json, kvev_publisher_get_endpoint (fixture.publisher)));
   g_assert_nonnull (strstr (json, "\"backend_id\": \"backend-1\", \"dp_rank\": 0}"));
 

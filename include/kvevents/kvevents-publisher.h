@@ -102,7 +102,9 @@ KVEV_API const char *kvev_publisher_get_endpoint (const KvevPublisher *publisher
  * @timeout_ms: how long to wait at most; negative waits without bound.
  *
  * Waits until every event accepted before the call has been handed to
- * ZeroMQ (or dropped and counted).
+ * ZeroMQ (or dropped and counted).  A subscriber whose pipe is full is
+ * waited for as kv_events_send_wait_ms says: a sole one as long as it
+ * does not read (kvevents(7), SLOW SUBSCRIBERS).
  *
  * Returns: %TRUE when that happened within @timeout_ms (always, and at
  *   once, for a disabled publisher and in a forked child, see
@@ -387,6 +389,10 @@ KVEV_API gboolean kvev_clear_end (KvevClearScope *scope);
  * @KVEV_STAT_SNAPSHOTS_FAILED: walks that returned an error, or whose
  *   subscriber went away.  Since 1.1.
  * @KVEV_STAT_SNAPSHOT_OBJECTS: objects sent in snapshots.  Since 1.1.
+ * @KVEV_STAT_HWM_DROPPED_MESSAGES: messages that a subscriber's full
+ *   pipe refused once kv_events_send_wait_ms was spent: ZeroMQ dropped
+ *   each for that subscriber and delivered it to the others.  Since 1.1.
+ * @KVEV_STAT_HWM_DROPPED_EVENTS: the events of those messages.  Since 1.1.
  *
  * Statistics.  Values are ABI: new ones are only ever appended.
  */
@@ -425,6 +431,8 @@ typedef enum
   KVEV_STAT_SNAPSHOTS_REFUSED = 30,
   KVEV_STAT_SNAPSHOTS_FAILED = 31,
   KVEV_STAT_SNAPSHOT_OBJECTS = 32,
+  KVEV_STAT_HWM_DROPPED_MESSAGES = 33,
+  KVEV_STAT_HWM_DROPPED_EVENTS = 34,
 } KvevStat;
 
 /**
