@@ -34,8 +34,8 @@ typedef struct
   guint64 bad;
   GArray *arrivals;  /* Arrival */
   GArray *latencies; /* gint64 ns */
-  /* "H": the stall the next phase gets, and the one this phase has, in
-   * CLOCK_MONOTONIC ns (0: none). */
+  /* "H": the stall the next phase gets, ms after its start and ms long,
+   * and the one this phase has, in CLOCK_MONOTONIC ns (0: none). */
   gint64 next_hold_after_ms;
   gint64 next_hold_for_ms;
   gint64 hold_start_ns;
@@ -324,9 +324,9 @@ read_commands (GString *input, SubPhase *phase)
   return TRUE;
 }
 
-/* How long the main loop may wait, in ms for zmq_poll (), and whether it
- * reads the socket meanwhile: not during a stall, and not past its
- * start. */
+/* How long the main loop may wait in zmq_poll (), in ms, and whether it
+ * reads the socket meanwhile: not during a stall, and before one only
+ * until it starts. */
 static long
 poll_plan (const SubPhase *phase, gboolean *read_socket)
 {
