@@ -80,18 +80,14 @@ note_results (BenchFigure *rate, BenchFigure *cpu)
 {
   const BenchExtra *loss = bench_figure_find_extra (rate, "uncounted_loss");
   GString *note = g_string_new (NULL);
-  guint i;
 
   g_string_printf (note, _ ("per subscriber %.0f, the slowest %.0f"),
                    bench_median (bench_figure_find_extra (rate, "per_subscriber")->values),
                    bench_median (bench_figure_find_extra (rate, "slowest_subscriber")->values));
   if (loss != NULL)
-    {
-      /* TRANSLATORS: followed by one number per run. */
-      g_string_append (note, _ ("; the largest uncounted loss of a subscriber by run:"));
-      for (i = 0; i < loss->values->len; i++)
-        g_string_append_printf (note, " %.0f", g_array_index (loss->values, double, i));
-    }
+    /* TRANSLATORS: followed by one number per run. */
+    bench_note_runs (note, _ ("; the largest uncounted loss of a subscriber by run:"),
+                     loss->values);
   bench_figure_set_note (rate, g_string_free (note, FALSE));
   bench_figure_set_note (
       cpu,

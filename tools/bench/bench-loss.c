@@ -54,17 +54,20 @@ add_loss_figure (BenchSection *section, const char *id, const char *label)
 }
 
 /* The largest uncounted loss of the phase's subscribers, and what went
- * into it; slow is the slow subscriber's index, or -1. */
+ * into it; slow is the slow subscriber's index, or -1, and then the
+ * others' largest is kept apart too. */
 static void
 add_loss (BenchFigure *figure, const BenchPhaseResult *r, gint slow)
 {
-  gint64 worst = G_MININT64;
+  gint64 worst = G_MININT64, others = G_MININT64;
   guint64 least_received = G_MAXUINT64;
   guint i;
 
   for (i = 0; i < r->n_subs; i++)
     {
       worst = MAX (worst, bench_phase_uncounted (r, i));
+      if ((gint) i != slow)
+        others = MAX (others, bench_phase_uncounted (r, i));
       least_received = MIN (least_received, r->sub[i].received);
     }
   bench_figure_add (figure, (double) worst);
@@ -74,23 +77,24 @@ add_loss (BenchFigure *figure, const BenchPhaseResult *r, gint slow)
   bench_figure_add_extra (figure, "hwm_dropped_events", (double) r->hwm_dropped_events);
   bench_figure_add_extra (figure, "hwm_dropped_messages", (double) r->hwm_dropped_messages);
   if (slow >= 0)
-    bench_figure_add_extra (figure, "slow_uncounted", (double) bench_phase_uncounted (r, slow));
+    {
+      bench_figure_add_extra (figure, "slow_uncounted", (double) bench_phase_uncounted (r, slow));
+      bench_figure_add_extra (figure, "others_uncounted", (double) others);
+    }
 }
 
 static char *
 loss_note (const BenchFigure *figure)
 {
   const BenchExtra *slow = bench_figure_find_extra (figure, "slow_uncounted");
-  GString *note = g_string_new (_ ("by run:"));
-  guint i;
+  const BenchExtra *others = bench_figure_find_extra (figure, "others_uncounted");
+  GString *note = g_string_new (NULL);
 
-  for (i = 0; i < figure->values->len; i++)
-    g_string_append_printf (note, " %.0f", g_array_index (figure->values, double, i));
+  bench_note_runs (note, _ ("by run:"), figure->values);
   if (slow != NULL)
     {
-      g_string_append_printf (note, _ ("; the slow subscriber's:"));
-      for (i = 0; i < slow->values->len; i++)
-        g_string_append_printf (note, " %.0f", g_array_index (slow->values, double, i));
+      bench_note_runs (note, _ ("; the slow subscriber's:"), slow->values);
+      bench_note_runs (note, _ ("; the largest of the others:"), others->values);
     }
   g_string_append_printf (
       note, _ ("; median %.0f submitted, %.0f dropped by the queue, %.0f by ZeroMQ at the HWM"),

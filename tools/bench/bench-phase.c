@@ -745,16 +745,22 @@ bench_flat_note (const BenchFigure *figure)
 {
   const BenchExtra *loss = bench_figure_find_extra (figure, "uncounted_loss");
   GString *note = g_string_new (NULL);
-  guint i;
 
   g_string_printf (note, _ ("offered %.2fM/s, %.0f%% dropped"),
                    bench_median (bench_figure_find_extra (figure, "offered_per_s")->values) / 1e6,
                    100 * bench_median (bench_figure_find_extra (figure, "drop_fraction")->values));
-  if (loss == NULL)
-    return g_string_free (note, FALSE);
-  /* TRANSLATORS: followed by one number per run. */
-  g_string_append (note, _ ("; uncounted loss by run:"));
-  for (i = 0; i < loss->values->len; i++)
-    g_string_append_printf (note, " %.0f", g_array_index (loss->values, double, i));
+  if (loss != NULL)
+    /* TRANSLATORS: followed by one number per run. */
+    bench_note_runs (note, _ ("; uncounted loss by run:"), loss->values);
   return g_string_free (note, FALSE);
+}
+
+void
+bench_note_runs (GString *note, const char *label, const GArray *values)
+{
+  guint i;
+
+  g_string_append (note, label);
+  for (i = 0; i < values->len; i++)
+    g_string_append_printf (note, " %.0f", g_array_index (values, double, i));
 }

@@ -184,6 +184,8 @@ void bench_figure_add_flat (BenchFigure *figure, const BenchPhaseResult *r);
 /* "offered 2.88M/s, 0% dropped", and for a publisher the uncounted loss
  * of every run. */
 char *bench_flat_note (const BenchFigure *figure);
+/* label, then every run's value, to note. */
+void bench_note_runs (GString *note, const char *label, const GArray *values);
 
 G_END_DECLS
 
