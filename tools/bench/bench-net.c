@@ -20,7 +20,7 @@
  */
 #include "config.h"
 
-#include "bench-internal.h"
+#include "bench-paced.h"
 #include "bench-phase.h"
 #include "bench-replay.h"
 #include "bench-replay-client.h"
@@ -45,124 +45,12 @@
 
 typedef struct
 {
-  char *data;
-  gsize len;
-  gsize key_offsets[BATCH_EVENTS];
-} StampedPayload;
-
-typedef struct
-{
   /* The subscriber, and the raw baselines' payload: BATCH_EVENTS events,
    * pre-encoded. */
   BenchNet net;
-  /* The raw latency baseline's: stamped[n] holds n timed events, whose
-   * keys' digits are rewritten with the send time. */
-  StampedPayload *stamped; /* BATCH_EVENTS + 1, [0] unused */
+  /* The raw latency baseline's. */
+  BenchStamped *stamped;
 } Net;
-
-#define STAMP_DIGITS 20
-
-/* The stamp as exactly STAMP_DIGITS decimal digits.  Not printf: the
- * paced producer writes one per event, on the CPUs it measures, and a
- * master has no such cost at its call sites. */
-static void
-put_stamp (char *digits, gint64 stamp)
-{
-  guint64 value = (guint64) MAX (stamp, 0);
-  guint i;
-
-  for (i = STAMP_DIGITS; i > 0; i--)
-    {
-      digits[i - 1] = (char) ('0' + value % 10);
-      value /= 10;
-    }
-}
-
-#define STAMP_AT (sizeof BENCH_STAMP_PREFIX - 1)
-
-/* BENCH_STAMP_PREFIX, 20 digits, "/", then padding: the key of a timed
- * event. */
-static void
-format_stamped_key (char *key, guint key_len, gint64 stamp)
-{
-  memset (key, 'x', key_len);
-  memcpy (key, BENCH_STAMP_PREFIX, STAMP_AT);
-  put_stamp (key + STAMP_AT, stamp);
-  key[STAMP_AT + STAMP_DIGITS] = '/';
-}
-
-/* n timed events in one raw message, every key stamped with the time
- * read just before.  ZeroMQ copies the payload, which is rewritten for
- * the next message while the I/O thread may still be sending this one. */
-static void
-send_raw_stamped (Net *net, BenchSource *source, guint n, gint64 stamp)
-{
-  StampedPayload *payload = &net->stamped[n];
-  guint i;
-
-  for (i = 0; i < n; i++)
-    put_stamp (payload->data + payload->key_offsets[i] + STAMP_AT, stamp);
-  bench_source_send_raw (source, payload->data, payload->len, ZMQ_DONTWAIT);
-}
-
-/* Events at a steady rate, each key carrying the time read just before
- * it is handed over.  Sleeps whenever it is ahead, as a master does
- * other work between calls, and never spins: at rates whose interval is
- * shorter than a wake-up a spinning producer would hold a whole CPU, and
- * on a small machine the figure would measure that instead of the
- * publisher.  Late wake-ups make it send what fell due in a burst.  One
- * clock read per event serves as both its stamp and the pacing check.
- *
- * On the raw socket the producer batches what fell due itself, up to
- * BATCH_EVENTS a message, and sends it with no thread in between: the
- * floor that ZeroMQ, the loopback and the scheduler set at this rate and
- * about the publisher's message rate.  One event a message would instead
- * measure ZeroMQ's per-message ceiling, which 50 % of the publisher's
- * capacity exceeds. */
-static void
-produce_paced (BenchNet *base, BenchSource *source, gint64 t_end, BenchPhaseResult *r,
-               gpointer data)
-{
-  Net *net = (Net *) base;
-  double rate = *(const double *) data;
-  guint key_len = MAX (base->key_len, STAMP_AT + STAMP_DIGITS + 1);
-  g_autofree char *key = g_malloc (key_len);
-  double interval_ns = 1e9 / rate;
-  gint64 t0 = bench_now_ns ();
-  guint64 sent = 0;
-  gint64 now;
-
-  format_stamped_key (key, key_len, 0);
-  while ((now = bench_now_ns ()) < t_end)
-    {
-      gint64 next = t0 + (gint64) ((double) sent * interval_ns);
-
-      if (now >= next && source->publisher != NULL)
-        {
-          put_stamp (key + STAMP_AT, now);
-          kvev_publish_stored (source->publisher, BENCH_TENANT, key, key_len, NULL, KVEV_MEDIA_CPU);
-          sent++;
-        }
-      else if (now >= next)
-        {
-          guint64 due = (guint64) ((double) (now - t0) / interval_ns) + 1 - sent;
-          guint n = (guint) MIN (MAX (due, 1), BATCH_EVENTS);
-
-          send_raw_stamped (net, source, n, now);
-          sent += n;
-          r->messages++;
-        }
-      else
-        {
-          struct timespec ts = { (time_t) (MIN (next, t_end) / 1000000000),
-                                 (long) (MIN (next, t_end) % 1000000000) };
-
-          clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        }
-    }
-  r->offered = sent;
-  r->t_stop = now;
-}
 
 /* ---- sections ----------------------------------------------------------- */
 
@@ -299,47 +187,15 @@ run_replay_phase (Net *net, Transport *t, gboolean busy, guint duration_ms, Benc
 static void
 make_payloads (Net *net, const KvevConfig *config)
 {
-  BenchEventSpec specs[BATCH_EVENTS];
-  guint key_len = MAX (net->net.key_len, STAMP_AT + STAMP_DIGITS + 1);
-  g_autofree char *key = g_malloc (key_len);
-  BenchBatch *batch;
-  guint i, n;
-
   bench_net_make_payload (&net->net, config, BATCH_EVENTS);
-  format_stamped_key (key, key_len, 0);
-  bench_fill_stored_specs (specs, BATCH_EVENTS, key, key_len, 1);
-  net->stamped = g_new0 (StampedPayload, BATCH_EVENTS + 1);
-  for (n = 1; n <= BATCH_EVENTS; n++)
-    {
-      StampedPayload *payload = &net->stamped[n];
-      const char *at;
-
-      batch = bench_batch_new (config, specs, n);
-      payload->data = bench_batch_encode (batch, g_get_real_time () / 1000, &payload->len);
-      bench_batch_free (batch);
-      /* The keys, in order: nothing else in a payload holds one. */
-      i = 0;
-      for (at = payload->data; i < n && at + key_len <= payload->data + payload->len; at++)
-        if (memcmp (at, key, key_len) == 0)
-          {
-            payload->key_offsets[i++] = (gsize) (at - payload->data);
-            at += key_len - 1;
-          }
-      g_assert (i == n);
-    }
+  net->stamped = bench_stamped_new (config, net->net.key_len);
 }
 
 static void
 free_payloads (Net *net)
 {
-  guint n;
-
   g_clear_pointer (&net->net.payload, free);
-  if (net->stamped == NULL)
-    return;
-  for (n = 1; n <= BATCH_EVENTS; n++)
-    free (net->stamped[n].data);
-  g_clear_pointer (&net->stamped, g_free);
+  g_clear_pointer (&net->stamped, bench_stamped_free);
 }
 
 /* How late this machine wakes a thread that slept 100 us: the floor
@@ -480,7 +336,9 @@ static gboolean
 run_paced (Net *net, BenchSource *source, double rate, guint duration_ms, BenchPhaseResult *r,
            GError **error)
 {
-  return bench_phase_run (&net->net, source, produce_paced, &rate, duration_ms, r, error);
+  BenchPace pace = { rate, net->stamped };
+
+  return bench_phase_run (&net->net, source, bench_produce_paced, &pace, duration_ms, r, error);
 }
 
 gboolean

@@ -42,6 +42,8 @@ endif
 	%reldir%/bench-memory-child.c \
 	%reldir%/bench-phase.h \
 	%reldir%/bench-phase.c \
+	%reldir%/bench-paced.h \
+	%reldir%/bench-paced.c \
 	%reldir%/bench-net.c \
 	%reldir%/bench-loss.c \
 	%reldir%/bench-fanout.c \
