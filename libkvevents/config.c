@@ -175,6 +175,9 @@ static const Flag flags[] = {
         "before ZeroMQ drops for them, counted; a sole subscriber is always waited for "
         "(0: never wait; up to 1000)"),
     N_ ("MS") },
+  { "kv_events_io_threads",
+    UINT32_FIELD (io_threads, KVEV_DEFAULT_IO_THREADS, 1, KVEV_MAX_IO_THREADS),
+    N_ ("ZeroMQ I/O threads that write to the subscribers (1 to 64)"), N_ ("N") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

@@ -81,6 +81,7 @@ struct _KvevConfig
   guint32 replay_rate_bytes;
   char *snapshot_endpoint;
   guint32 send_wait_ms;
+  guint32 io_threads;
 };
 
 /* Defaults of the tuning flags. */
@@ -105,6 +106,11 @@ struct _KvevConfig
  * of their time. */
 #define KVEV_DEFAULT_SEND_WAIT_MS 100
 #define KVEV_MAX_SEND_WAIT_MS 1000
+/* One I/O thread serves a handful of subscribers at the worker's pace;
+ * a second one helped raw ZeroMQ only from tens of them on
+ * (kvevents-bench, fan-out). */
+#define KVEV_DEFAULT_IO_THREADS 1
+#define KVEV_MAX_IO_THREADS 64
 /* As vLLM's replay buffer_steps. */
 #define KVEV_DEFAULT_REPLAY_BUFFER_MESSAGES 10000
 /* 10000 of the default 64-event batches of 40-byte keys fit. */

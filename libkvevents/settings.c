@@ -222,6 +222,7 @@ kvev_settings_new (const KvevConfig *config, GError **error)
   settings->message_limit = message_limit (config);
   settings->heartbeat_ms = config->heartbeat_ms;
   settings->send_wait_ms = config->send_wait_ms;
+  settings->io_threads = config->io_threads;
   settings->emit_publisher_id = config->emit_publisher_id;
   draw_instance_id (settings);
   if (config->replay_endpoint[0] != '\0')

@@ -52,6 +52,7 @@ typedef struct
   gsize message_limit;
   guint32 heartbeat_ms;
   guint32 send_wait_ms; /* hold.h */
+  guint32 io_threads;   /* ZeroMQ's, for every socket of the publisher */
 
   /* This publisher's identity: random for each settings made. */
   guint8 instance_id[16];

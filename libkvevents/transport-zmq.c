@@ -673,7 +673,8 @@ kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshot
   g_mutex_init (&transport->peers_lock);
   g_cond_init (&transport->peers_cond);
   transport->context = zmq_ctx_new ();
-  if (transport->context == NULL)
+  if (transport->context == NULL
+      || zmq_ctx_set (transport->context, ZMQ_IO_THREADS, (int) settings->io_threads) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                    _("Cannot create a ZeroMQ context: %s"), zmq_strerror (zmq_errno ()));

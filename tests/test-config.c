@@ -49,6 +49,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_snapshot_endpoint", "" },
   { "kv_events_replay_rate_bytes", "33554432" },
   { "kv_events_send_wait_ms", "100" },
+  { "kv_events_io_threads", "1" },
 };
 
 static const char *const boolean_flags[] = {
@@ -90,6 +91,7 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_heartbeat_ms", 0, 3600000 },       { "kv_events_replay_buffer_messages", 1, G_MAXUINT32 },
   { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },     { "kv_events_replay_rate_bytes", 0, G_MAXUINT32 },
   { "kv_events_send_wait_ms", 0, 1000 },
+  { "kv_events_io_threads", 1, 64 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */
@@ -185,7 +187,7 @@ test_flags_list (void)
     n++;
   /* The fifteen publisher flags, the security flags, then the tuning flags
    * in the order they were added. */
-  g_assert_cmpuint (n, ==, 29);
+  g_assert_cmpuint (n, ==, 30);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected_flags));
   for (gsize i = 0; i < n; i++)
     g_assert_cmpstr (names[i], ==, expected_flags[i].name);

@@ -5,6 +5,7 @@
 # two, the one that stalls holds the other back for at most
 # kv_events_send_wait_ms a second.  ipc only, every wait bounded.
 # Prints TAP.
+import glob
 import tempfile
 import threading
 import time
@@ -60,6 +61,15 @@ def start(master, subs):
         sub.poll(5000) and sub.recv_multipart()
 
 
+def io_threads(master):
+    """How many I/O threads the publisher's ZeroMQ context runs."""
+    names = []
+    for comm in glob.glob("/proc/%d/task/*/comm" % master.process.pid):
+        with open(comm) as f:
+            names.append(f.read().strip())
+    return sum(name.startswith("ZMQbg/IO/") for name in names)
+
+
 def burst(master, n=BURST):
     """Starts a burst the subscribers must take; its "ok" is read later."""
     master.process.stdin.write("burst %d 40\n" % n)
@@ -69,6 +79,7 @@ def burst(master, n=BURST):
 # A sole subscriber stalls for 1.5 s in a burst: the stream waits for it
 # and the queue drops the oldest.
 master = interop_master.Master(tmp, "sole", TINY)
+check(io_threads(master) == 1, "one I/O thread by default (%d)" % io_threads(master))
 sole = subscriber(master.endpoint)
 start(master, [sole])
 before = master.stats()
@@ -90,10 +101,13 @@ check(master.stop() == 0, "the publisher closed cleanly")
 
 # Of two subscribers, one stalls for good: the other gets every event,
 # held back at most 100 ms a second.  Python reads far slower than the
-# publisher sends: the fast one's own queue takes all it is sent.
+# publisher sends: the fast one's own queue takes all it is sent.  Two
+# I/O threads, one for each.
 master = interop_master.Master(tmp, "pair", ["kv_events_send_hwm=1000",
                                              "kv_events_send_wait_ms=100",
-                                             "kv_events_queue_capacity=1000000"])
+                                             "kv_events_queue_capacity=1000000",
+                                             "kv_events_io_threads=2"])
+check(io_threads(master) == 2, "kv_events_io_threads=2 runs 2 I/O threads (%d)" % io_threads(master))
 fast, stalled = subscriber(master.endpoint, 0), subscriber(master.endpoint)
 start(master, [fast, stalled])
 before = master.stats()

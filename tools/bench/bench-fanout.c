@@ -8,9 +8,9 @@
  * delivered to a subscriber.
  *
  * ZeroMQ serves every connection of a context from one of its I/O
- * threads, one by default, as in the publisher.  The raw socket is
- * measured twice, in a context of one I/O thread and in one of two, to
- * say whether a publisher would gain from more.
+ * threads, one by default, as in the publisher.  The raw socket and the
+ * publisher are each measured twice, with one I/O thread and with two
+ * (kv_events_io_threads), to say what more of them gain.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -36,6 +36,7 @@ enum
   RAW,
   RAW_IO2,
   KVEV,
+  KVEV_IO2,
   N_KINDS
 };
 
@@ -99,18 +100,19 @@ note_results (BenchFigure *rate, BenchFigure *cpu)
 static void
 add_figures (BenchSection *section, guint n, CountFigures *f)
 {
-  static const char *const kind_ids[N_KINDS] = { "raw", "raw_io2", "kvev" };
+  static const char *const kind_ids[N_KINDS] = { "raw", "raw_io2", "kvev", "kvev_io2" };
   const char *kinds[N_KINDS];
   guint k;
 
   kinds[RAW] = _ ("raw ZeroMQ, 1 I/O thread");
   kinds[RAW_IO2] = _ ("raw ZeroMQ, 2 I/O threads");
   kinds[KVEV] = _ ("kvev_publish_stored, 1 producer");
+  kinds[KVEV_IO2] = _ ("kvev_publish_stored, 1 producer, 2 I/O threads");
   for (k = 0; k < N_KINDS; k++)
     {
       g_autofree char *rate_id = g_strdup_printf ("sub%u.%s.events_per_s", n, kind_ids[k]);
       g_autofree char *cpu_id = g_strdup_printf ("sub%u.%s.cpu_ns_per_event", n, kind_ids[k]);
-      /* TRANSLATORS: a number of subscribers, then one of the three kinds
+      /* TRANSLATORS: a number of subscribers, then one of the four kinds
        * of sender above. */
       g_autofree char *rate_label = g_strdup_printf (
           g_dngettext (KVT_GETTEXT_PACKAGE, "%u subscriber: %s", "%u subscribers: %s", n), n,
@@ -130,6 +132,7 @@ add_figures (BenchSection *section, guint n, CountFigures *f)
 typedef struct
 {
   KvevConfig *config;
+  KvevConfig *config_io2;
   void *contexts[2]; /* 1 and 2 I/O threads */
   BenchSource sources[N_KINDS];
 } Sources;
@@ -145,6 +148,7 @@ sources_close (Sources *s)
     if (s->contexts[k] != NULL)
       zmq_ctx_term (s->contexts[k]);
   g_clear_pointer (&s->config, kvev_config_free);
+  g_clear_pointer (&s->config_io2, kvev_config_free);
 }
 
 static gboolean
@@ -154,8 +158,12 @@ sources_open (Sources *s, const BenchSettings *settings, GError **error)
   guint k;
 
   s->config = bench_config_new ("tcp://127.0.0.1:*", BENCH_QUEUE_CAPACITY, TRUE);
+  s->config_io2 = bench_config_new ("tcp://127.0.0.1:*", BENCH_QUEUE_CAPACITY, TRUE);
   if (!kvev_config_set (s->config, "kv_events_send_hwm", hwm_text, error)
-      || !bench_source_open_publisher (&s->sources[KVEV], s->config, error))
+      || !kvev_config_set (s->config_io2, "kv_events_send_hwm", hwm_text, error)
+      || !kvev_config_set (s->config_io2, "kv_events_io_threads", "2", error)
+      || !bench_source_open_publisher (&s->sources[KVEV], s->config, error)
+      || !bench_source_open_publisher (&s->sources[KVEV_IO2], s->config_io2, error))
     return FALSE;
   for (k = 0; k < 2; k++)
     {
