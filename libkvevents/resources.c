@@ -31,19 +31,20 @@
  * eventfd and every poller an epoll instance:
  *  - zmq_ctx_new(): the mailbox of the thread that calls zmq_ctx_term();
  *  - the first zmq_socket() starts the context: the reaper thread's
- *    mailbox and poller, and those of the one I/O thread (the transport
- *    keeps ZMQ_IO_THREADS at its default, 1);
+ *    mailbox and poller, and those of each I/O thread
+ *    (kv_events_io_threads);
  *  - each socket's mailbox: the XPUB socket; the ZAP handler's REP socket
  *    when an allow-list is set (zap.c; its inproc bind takes none); with
  *    an address allow-list, the socket monitor's two PAIR sockets
- *    (transport-zmq.c); with replay, its ROUTER socket and the two PAIR
- *    sockets that stop its thread (replay.c);
+ *    (transport-zmq.c); with replay, and again with snapshots, a ROUTER
+ *    socket and the two PAIR sockets that stop its thread (service.c);
  *  - zmq_bind() on tcp://: the netlink socket of getifaddrs() while it
  *    resolves the address, then the listening socket (ipc:// takes only
  *    the latter; both are counted for every endpoint), for each bound
  *    socket.
  * And the queue's doorbell, an eventfd of the library's own. */
-#define ZMQ_CONTEXT_FDS 5
+#define ZMQ_CONTEXT_FDS 3
+#define ZMQ_IO_THREAD_FDS 2
 #define ZMQ_SOCKET_FDS 1
 #define ZMQ_BIND_FDS 2
 #define QUEUE_FDS 1
@@ -53,12 +54,11 @@
  * into a descriptor each.  libzmq survives a failed accept(), but a
  * publisher that no subscriber can reach serves nobody. */
 #define FD_MARGIN 4
-#define MAX_FDS (ZMQ_CONTEXT_FDS + 7 * ZMQ_SOCKET_FDS + 2 * ZMQ_BIND_FDS + QUEUE_FDS + FD_MARGIN)
 
-/* libzmq's reaper and I/O threads, the publisher's worker, the ZAP
- * handler when an allow-list is set, and the replay thread. */
-#define ZMQ_THREADS 2
-#define MAX_THREADS (ZMQ_THREADS + 3)
+/* libzmq's reaper, then its I/O threads; the publisher's worker, the ZAP
+ * handler when an allow-list is set, and the replay and snapshot
+ * threads. */
+#define ZMQ_REAPER_THREADS 1
 
 /* The descriptors are taken with the lowest numbers free, as libzmq's
  * will be, so what matters is how many are free below RLIMIT_NOFILE, not
@@ -66,11 +66,10 @@
 static gboolean
 check_descriptors (guint needed, GError **error)
 {
-  int fds[MAX_FDS];
+  g_autofree int *fds = g_new (int, needed);
   guint n, i;
   int saved_errno = 0;
 
-  g_assert (needed <= G_N_ELEMENTS (fds));
   for (n = 0; n < needed; n++)
     {
       fds[n]
@@ -126,13 +125,12 @@ probe_main (void *data)
 static gboolean
 check_threads (guint needed, GError **error)
 {
-  pthread_t threads[MAX_THREADS];
+  g_autofree pthread_t *threads = g_new (pthread_t, needed);
   GMutex gate;
   sigset_t saved;
   guint n, i;
   int failure = 0;
 
-  g_assert (needed <= G_N_ELEMENTS (threads));
   g_mutex_init (&gate);
   g_mutex_lock (&gate);
   /* Never a signal of the master's on a probe. */
@@ -165,14 +163,17 @@ kvev_resources_check (const KvevSettings *settings, GError **error)
   gboolean zap = settings->security->allowed_clients != NULL
                  || settings->security->allowed_addresses != NULL;
   gboolean monitor = settings->security->allowed_addresses != NULL;
-  gboolean replay = settings->replay_endpoint != NULL;
-  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 : 0) + (replay ? 3 : 0);
-  guint binds = 1 + (replay ? 1 : 0);
+  guint services = (settings->replay_endpoint != NULL ? 1 : 0)
+                   + (settings->snapshot_endpoint != NULL ? 1 : 0);
+  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 : 0) + 3 * services;
+  guint binds = 1 + services;
 
-  return check_descriptors (ZMQ_CONTEXT_FDS + ZMQ_SOCKET_FDS * sockets + ZMQ_BIND_FDS * binds
-                                + QUEUE_FDS + FD_MARGIN,
+  return check_descriptors (ZMQ_CONTEXT_FDS + ZMQ_IO_THREAD_FDS * settings->io_threads
+                                + ZMQ_SOCKET_FDS * sockets + ZMQ_BIND_FDS * binds + QUEUE_FDS
+                                + FD_MARGIN,
                             error)
-         && check_threads (ZMQ_THREADS + 1 + (zap ? 1 : 0) + (replay ? 1 : 0), error);
+         && check_threads (ZMQ_REAPER_THREADS + settings->io_threads + 1 + (zap ? 1 : 0) + services,
+                           error);
 }
 
 #else /* !G_OS_UNIX */

@@ -49,7 +49,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_snapshot_endpoint", "" },
   { "kv_events_replay_rate_bytes", "33554432" },
   { "kv_events_send_wait_ms", "100" },
-  { "kv_events_io_threads", "1" },
+  { "kv_events_io_threads", "2" },
 };
 
 static const char *const boolean_flags[] = {

@@ -44,6 +44,10 @@ mapped_bytes (void)
   return (rlim_t) g_ascii_strtoull (line + strlen ("\nVmSize:"), NULL, 10) * 1024;
 }
 
+/* Whether the child's publisher has every socket and thread it can: four
+ * I/O threads, replay and snapshots besides the allow-list. */
+static gboolean every_socket;
+
 /* Sets resource to limit (for RLIMIT_AS: limit beyond what the child
  * maps already), then makes, uses and frees a publisher. */
 static void G_GNUC_NORETURN
@@ -55,6 +59,12 @@ child_main (int resource, rlim_t limit, int report_fd)
   struct rlimit rl;
 
   test_config_set (config, "kv_events_allowed_addresses", "127.0.0.1");
+  if (every_socket)
+    {
+      test_config_set (config, "kv_events_io_threads", "4");
+      test_config_set (config, "kv_events_replay_endpoint", "tcp://127.0.0.1:*");
+      test_config_set (config, "kv_events_snapshot_endpoint", "tcp://127.0.0.1:*");
+    }
   if (getrlimit (resource, &rl) != 0)
     _exit (1);
   if (resource == RLIMIT_AS)
@@ -150,7 +160,7 @@ assert_outcomes (const Outcomes *outcomes)
  * RLIMIT_NOFILE for its own checks and does not pass it to the kernel,
  * and the address space is its own as much as the program's. */
 static void
-test_file_descriptors (void)
+file_descriptors (gboolean all_sockets, rlim_t max)
 {
   Outcomes outcomes = { 0 };
   rlim_t limit;
@@ -160,14 +170,28 @@ test_file_descriptors (void)
       g_test_skip ("valgrind does not apply RLIMIT_NOFILE to the program");
       return;
     }
-  if (!hard_limit_allows (RLIMIT_NOFILE, 64))
+  if (!hard_limit_allows (RLIMIT_NOFILE, max))
     {
-      g_test_skip ("the hard RLIMIT_NOFILE is below 64");
+      g_test_skip ("the hard RLIMIT_NOFILE is below the limits tried");
       return;
     }
-  for (limit = 4; limit <= 64; limit++)
+  every_socket = all_sockets;
+  for (limit = 4; limit <= max; limit++)
     run_child (RLIMIT_NOFILE, "RLIMIT_NOFILE", limit, "", 1, "file descriptors", &outcomes);
+  every_socket = FALSE;
   assert_outcomes (&outcomes);
+}
+
+static void
+test_file_descriptors (void)
+{
+  file_descriptors (FALSE, 64);
+}
+
+static void
+test_file_descriptors_every_socket (void)
+{
+  file_descriptors (TRUE, 80);
 }
 
 /* The window where libzmq's pthread_create() fails lies within a few
@@ -220,6 +244,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kvevents/limits/file-descriptors", test_file_descriptors);
+  g_test_add_func ("/kvevents/limits/file-descriptors-every-socket",
+                   test_file_descriptors_every_socket);
   g_test_add_func ("/kvevents/limits/address-space", test_address_space);
   return g_test_run ();
 }

@@ -226,7 +226,7 @@ bench_add_targets (BenchReport *report)
                            "Fan-out to %u subscribers, events/s in all", fanout_counts[i]),
               fanout_counts[i]);
           g_autofree char *ratio_basis
-              = g_strdup_printf ("%s / sub%u.raw.events_per_s", figure_id, fanout_counts[i]);
+              = g_strdup_printf ("%s / sub%u.raw_io2.events_per_s", figure_id, fanout_counts[i]);
 
           bench_report_add_target (report, fanout_target_ids[i], label,
                                    ratio_of (report, "fanout", figure_id), BENCH_AT_LEAST, 0.9, "x",
