@@ -35,12 +35,16 @@ publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
 {
   KvevWorkerCounts *counts = &worker->counts;
   guint64 sequence = worker->next_sequence++;
+  KvevSendResult result;
   gsize payload_len;
   char *payload;
 
   payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
+  result = kvev_transport_send (worker->transport, sequence, payload, payload_len);
+  /* After the send, which may have waited for a full pipe: the stream
+   * was not quiet meanwhile. */
   worker->last_message_time = g_get_monotonic_time ();
-  switch (kvev_transport_send (worker->transport, sequence, payload, payload_len))
+  switch (result)
     {
     case KVEV_SEND_REFUSED:
       kvev_counter_set (&counts->hwm_dropped_messages, counts->hwm_dropped_messages + 1);

@@ -61,13 +61,22 @@ def start(master, subs):
         sub.poll(5000) and sub.recv_multipart()
 
 
-def io_threads(master):
-    """How many I/O threads the publisher's ZeroMQ context runs."""
-    names = []
-    for comm in glob.glob("/proc/%d/task/*/comm" % master.process.pid):
-        with open(comm) as f:
-            names.append(f.read().strip())
-    return sum(name.startswith("ZMQbg/IO/") for name in names)
+def io_threads(master, expected):
+    """How many I/O threads the publisher's ZeroMQ context runs, once
+    there are expected or 5 s passed: each names itself once it runs."""
+    deadline = time.monotonic() + 5
+    while True:
+        names = []
+        for comm in glob.glob("/proc/%d/task/*/comm" % master.process.pid):
+            try:
+                with open(comm) as f:
+                    names.append(f.read().strip())
+            except OSError:
+                pass
+        n = sum(name.startswith("ZMQbg/IO/") for name in names)
+        if n == expected or time.monotonic() > deadline:
+            return n
+        time.sleep(0.05)
 
 
 def burst(master, n=BURST):
@@ -79,7 +88,8 @@ def burst(master, n=BURST):
 # A sole subscriber stalls for 1.5 s in a burst: the stream waits for it
 # and the queue drops the oldest.
 master = interop_master.Master(tmp, "sole", TINY)
-check(io_threads(master) == 2, "two I/O threads by default (%d)" % io_threads(master))
+n = io_threads(master, 2)
+check(n == 2, "two I/O threads by default (%d)" % n)
 sole = subscriber(master.endpoint)
 start(master, [sole])
 before = master.stats()
@@ -107,7 +117,8 @@ master = interop_master.Master(tmp, "pair", ["kv_events_send_hwm=1000",
                                              "kv_events_send_wait_ms=100",
                                              "kv_events_queue_capacity=1000000",
                                              "kv_events_io_threads=1"])
-check(io_threads(master) == 1, "kv_events_io_threads=1 runs 1 I/O thread (%d)" % io_threads(master))
+n = io_threads(master, 1)
+check(n == 1, "kv_events_io_threads=1 runs 1 I/O thread (%d)" % n)
 fast, stalled = subscriber(master.endpoint, 0), subscriber(master.endpoint)
 start(master, [fast, stalled])
 before = master.stats()

@@ -376,9 +376,10 @@ close_warning_is_not_fatal (const char *log_domain, GLogLevelFlags log_level,
   return strstr (message, "Closing the kv_events publisher dropped") == NULL;
 }
 
-/* A subscriber that never reads fills ZeroMQ's queues; the free still
- * returns within its close timeout, because PUB drops rather than blocks
- * and the linger is what is left of the timeout. */
+/* A subscriber that never reads fills ZeroMQ's queues, and the worker
+ * waits for it; the free still returns within its close timeout, because
+ * the worker stops waiting once the queue is stopped and the linger is
+ * what is left of the timeout. */
 static void
 test_free_with_stuck_subscriber (void)
 {
