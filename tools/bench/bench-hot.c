@@ -84,6 +84,7 @@ typedef struct
   gboolean quit;
   gboolean warming; /* the first round of a run is not counted */
   gint64 ns[MAX_PRODUCERS];
+  gint64 cpu_ns[MAX_PRODUCERS]; /* the time the thread ran, of ns */
   guint64 n[MAX_PRODUCERS];
 } HotJob;
 
@@ -215,16 +216,18 @@ producer_main (gpointer data)
 
   for (;;)
     {
-      gint64 start;
+      gint64 start, cpu_start;
 
       barrier_wait (&job->start);
       if (job->quit)
         break;
       start = bench_now_ns ();
+      cpu_start = bench_thread_cpu_ns ();
       do_calls (job, next, job->calls);
       if (!job->warming)
         {
           job->ns[producer->index] += bench_now_ns () - start;
+          job->cpu_ns[producer->index] += bench_thread_cpu_ns () - cpu_start;
           job->n[producer->index] += job->calls;
         }
       next += job->calls;
@@ -281,11 +284,13 @@ total_calls_so_far (const HotJob *job)
   return job->n[0];
 }
 
-/* Measures one figure for one slice of a run, adding the time and the
- * calls of its producers to *ns and *calls; FALSE with error set when the
- * publisher would not drain. */
+/* Measures one figure for one slice of a run, adding the time, the time
+ * they ran (to *cpu_ns, when not NULL) and the calls of its producers to
+ * *ns and *calls; FALSE with error set when the publisher would not
+ * drain. */
 static gboolean
-run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *dropped, GError **error)
+run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *calls,
+         guint64 *dropped, GError **error)
 {
   Producer producers[MAX_PRODUCERS];
   GThread *threads[MAX_PRODUCERS];
@@ -294,12 +299,14 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
   guint64 dropped_before = 0;
   guint64 pushed = 0;
   gint64 total_ns = 0;
+  gint64 total_cpu_ns = 0;
   guint64 total_calls = 0;
   gint64 deadline;
   gboolean ok = TRUE;
   guint i;
 
   memset (job->ns, 0, sizeof job->ns);
+  memset (job->cpu_ns, 0, sizeof job->cpu_ns);
   memset (job->n, 0, sizeof job->n);
   job->quit = FALSE;
   job->warming = TRUE;
@@ -380,6 +387,7 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
     {
       g_thread_join (threads[i]);
       total_ns += job->ns[i];
+      total_cpu_ns += job->cpu_ns[i];
       total_calls += job->n[i];
     }
 
@@ -404,6 +412,8 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, guint64 *calls, guint64 *drop
   barrier_clear (&job->done);
 
   *ns += total_ns;
+  if (cpu_ns != NULL)
+    *cpu_ns += total_cpu_ns;
   *calls += total_calls;
   return ok;
 }
@@ -512,7 +522,7 @@ run_replay_job (HotJob *job, ReplayVariant variant, BenchReplayClient *client, g
 
   if (variant == REPLAY_BUSY && !bench_replay_client_resume (client, error))
     return FALSE;
-  ok = run_job (job, slice_ns, ns, calls, dropped, error);
+  ok = run_job (job, slice_ns, ns, NULL, calls, dropped, error);
   if (variant == REPLAY_BUSY)
     ok = bench_replay_client_pause (client, counts, ok ? error : NULL) && ok;
   return ok;
@@ -596,6 +606,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
         for (mode = MODE_RUNNING; ok && mode <= MODE_FULL; mode++)
           {
             gint64 ns[1 + G_N_ELEMENTS (op_names)] = { 0 };
+            gint64 cpu_ns[1 + G_N_ELEMENTS (op_names)] = { 0 };
             guint64 calls[1 + G_N_ELEMENTS (op_names)] = { 0 };
             guint64 dropped[1 + G_N_ELEMENTS (op_names)] = { 0 };
             gint64 replay_ns[N_REPLAY_VARIANTS] = { 0 };
@@ -613,7 +624,8 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
                   {
                     job.op = o == 0 ? (mode == MODE_FULL ? OP_BARE_DROP : OP_BARE_PUSH)
                                     : op_names[o - 1].op;
-                    ok = run_job (&job, slice_ns, &ns[o], &calls[o], &dropped[o], error);
+                    ok = run_job (&job, slice_ns, &ns[o], &cpu_ns[o], &calls[o], &dropped[o],
+                                  error);
                   }
                 job.publisher = replay_publisher;
                 job.op = OP_STORED_CPU;
@@ -634,6 +646,8 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
                 BenchFigure *figure = figures[p][mode][o];
 
                 bench_figure_add (figure, (double) ns[o] / (double) MAX (calls[o], 1));
+                bench_figure_add_extra (figure, "thread_cpu_ns_per_call",
+                                        (double) cpu_ns[o] / (double) MAX (calls[o], 1));
                 if (o > 0)
                   bench_figure_add_extra (figure, "dropped", (double) dropped[o]);
               }
@@ -650,17 +664,27 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
           }
     }
 
-  /* A worker that keeps up drops nothing: say so where it did. */
+  /* A worker that keeps up drops nothing: say so where it did.  With
+   * more threads than CPUs a call takes longer than its thread runs:
+   * the difference is the time it waited for a CPU. */
   for (p = 0; ok && p < MAX_PRODUCERS; p++)
     {
       for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
-        for (o = 1; o <= G_N_ELEMENTS (op_names); o++)
+        for (o = 0; o <= G_N_ELEMENTS (op_names); o++)
           {
             BenchFigure *figure = figures[p][mode][o];
-            double dropped = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
+            const BenchExtra *dropped_extra = bench_figure_find_extra (figure, "dropped");
+            double dropped = dropped_extra != NULL ? bench_sum (dropped_extra->values) : 0;
+            double ran = bench_median (
+                bench_figure_find_extra (figure, "thread_cpu_ns_per_call")->values);
 
             if (mode != MODE_FULL && dropped > 0)
-              bench_figure_set_note (figure, g_strdup_printf (_ ("%.0f events dropped"), dropped));
+              bench_figure_set_note (
+                  figure, g_strdup_printf (_ ("the thread ran %.0f ns a call; %.0f events dropped"),
+                                           ran, dropped));
+            else
+              bench_figure_set_note (figure, g_strdup_printf (_ ("the thread ran %.0f ns a call"),
+                                                              ran));
           }
       for (v = 0; v < N_REPLAY_VARIANTS; v++)
         {
