@@ -43,7 +43,6 @@ struct _KvevTransport
   char *snapshot_endpoint;
   gint64 last_take_in;
   KvevHold hold;
-  gint64 wait_started;
   /* Matching subscriptions taken in since the worker last asked. */
   guint new_subscriptions;
 
@@ -154,9 +153,11 @@ static KvevSendResult
 send_topic (KvevTransport *transport)
 {
   const KvevSettings *settings = transport->settings;
-  int flags = ZMQ_SNDMORE | ZMQ_DONTWAIT;
+  gint64 waiting_since = -1; /* when the blocking send now failing began */
 
-  while (zmq_send (transport->socket, settings->topic, settings->topic_len, flags) < 0)
+  while (zmq_send (transport->socket, settings->topic, settings->topic_len,
+                   waiting_since < 0 ? ZMQ_SNDMORE | ZMQ_DONTWAIT : ZMQ_SNDMORE)
+         < 0)
     {
       gint64 now = g_get_monotonic_time ();
       gint64 allowance, slice_us;
@@ -164,9 +165,9 @@ send_topic (KvevTransport *transport)
 
       if (zmq_errno () != EAGAIN && zmq_errno () != EINTR)
         return KVEV_SEND_FAILED;
-      if (flags == ZMQ_SNDMORE)
+      if (waiting_since >= 0)
         {
-          kvev_hold_spend (&transport->hold, now - transport->wait_started, now);
+          kvev_hold_spend (&transport->hold, now - waiting_since, now);
           take_in (transport);
         }
       allowance = kvev_hold_allowance (&transport->hold,
@@ -187,12 +188,14 @@ send_topic (KvevTransport *transport)
       slice_us = allowance < 0 ? WAIT_SLICE_US : MIN (allowance, WAIT_SLICE_US);
       timeout_ms = (int) MAX (1, slice_us / 1000);
       zmq_setsockopt (transport->socket, ZMQ_SNDTIMEO, &timeout_ms, sizeof timeout_ms);
-      transport->wait_started = now;
-      flags = ZMQ_SNDMORE;
+      waiting_since = now;
     }
-  if (flags == ZMQ_SNDMORE)
-    kvev_hold_spend (&transport->hold, g_get_monotonic_time () - transport->wait_started,
-                     g_get_monotonic_time ());
+  if (waiting_since >= 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      kvev_hold_spend (&transport->hold, now - waiting_since, now);
+    }
   return KVEV_SEND_DELIVERED;
 }
 
