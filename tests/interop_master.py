@@ -1,5 +1,6 @@
 # interop_master.py: tests/interop-publisher driven from a Python test,
-# one command a line (see interop-publisher.c for the commands).
+# one command a line (see interop-publisher.c for the commands), and the
+# subscribers the tests connect to it.
 import json
 import os
 import subprocess
@@ -39,3 +40,17 @@ class Master:
         self.process.stdin.close()
         self.process.wait(timeout=30)
         return self.process.returncode
+
+
+def subscriber(context, endpoint, prefix=b"", **options):
+    """A SUB socket of context on endpoint, subscribed to prefix, with
+    the pyzmq socket options given by name (RCVHWM=0, ...)."""
+    import zmq  # the caller's tap.require() has found it
+
+    sub = context.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    for option, value in options.items():
+        sub.setsockopt(getattr(zmq, option), value)
+    sub.setsockopt(zmq.SUBSCRIBE, prefix)
+    sub.connect(endpoint)
+    return sub

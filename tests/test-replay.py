@@ -22,12 +22,7 @@ def Master(name, flags):
 
 
 def subscriber(endpoint):
-    sub = context.socket(zmq.SUB)
-    sub.setsockopt(zmq.LINGER, 0)
-    sub.setsockopt(zmq.RCVHWM, 0)
-    sub.setsockopt(zmq.SUBSCRIBE, b"")
-    sub.connect(endpoint)
-    return sub
+    return interop_master.subscriber(context, endpoint, RCVHWM=0)
 
 
 def receive_all(sub, timeout_ms=500):

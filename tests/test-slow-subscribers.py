@@ -23,12 +23,7 @@ TINY = ["kv_events_send_hwm=4", "kv_events_queue_capacity=2000",
 
 
 def subscriber(endpoint, rcvhwm=4):
-    sub = context.socket(zmq.SUB)
-    sub.setsockopt(zmq.LINGER, 0)
-    sub.setsockopt(zmq.RCVHWM, rcvhwm)
-    sub.setsockopt(zmq.SUBSCRIBE, b"")
-    sub.connect(endpoint)
-    return sub
+    return interop_master.subscriber(context, endpoint, RCVHWM=rcvhwm)
 
 
 class Reader:

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 
+import interop_master
 from tap import check, finish, require
 
 (zmq,) = require("zmq")
@@ -51,13 +52,7 @@ class Master:
 
 
 def subscriber(endpoint, prefix=b"", **options):
-    sub = context.socket(zmq.SUB)
-    sub.setsockopt(zmq.LINGER, 0)
-    for option, value in options.items():
-        sub.setsockopt(getattr(zmq, option), value)
-    sub.setsockopt(zmq.SUBSCRIBE, prefix)
-    sub.connect(endpoint)
-    return sub
+    return interop_master.subscriber(context, endpoint, prefix, **options)
 
 
 # A subscriber that comes and goes moves the subscription count up and
