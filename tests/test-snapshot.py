@@ -105,8 +105,14 @@ def bootstrap(master, sub, churn):
     if churn:
         master.command("join")
     master.command("probe")  # flushes what the churn published
-    while sub.poll(500):
+    # Up to the probe, which comes after every churned event: a quiet
+    # half second under a sanitizer is not the end of the stream.
+    deadline = time.monotonic() + 60
+    synced = False
+    while not synced and time.monotonic() < deadline and sub.poll(1000):
         live.append(sub.recv_multipart())
+        synced = any(event.get("tenant_id") == "sync"
+                     for event in msgpack.unpackb(live[-1][2], raw=False)[1])
     state = set()
     for payload in chunks:
         for event in payload[1]:
