@@ -1,6 +1,10 @@
 # tap.py: what the Python tests share: their checks, reported as TAP once
-# they are all made, and a clean skip when Debian's modules are missing.
+# they are all made, a clean skip when Debian's modules are missing, and
+# a scratch directory for their sockets that goes away with them.
+import atexit
+import shutil
 import sys
+import tempfile
 
 checks = []
 
@@ -30,3 +34,18 @@ def require(*modules):
             print("1..0 # SKIP %s (Debian: python3-%s)" % (missing, name))
             sys.exit(0)
     return imported
+
+
+def scratch_directory(prefix):
+    """A new directory for the test's sockets and files, removed when the
+    test exits, unless a check failed: then it stays for a look."""
+    path = tempfile.mkdtemp(prefix=prefix)
+
+    def remove():
+        if all(ok for ok, _ in checks):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            print("# kept %s" % path)
+
+    atexit.register(remove)
+    return path

@@ -9,15 +9,14 @@ import resource
 import socket
 import struct
 import subprocess
-import tempfile
 import time
 
-from tap import check, finish, require, skip
+from tap import check, finish, require, scratch_directory, skip
 
 (zmq,) = require("zmq")
 
 builddir = os.environ.get("top_builddir", ".")
-tmp = tempfile.mkdtemp(prefix="kvev-hostile-")
+tmp = scratch_directory("kvev-hostile-")
 MIB = 1024 * 1024
 
 

@@ -4,9 +4,8 @@
 import json
 import os
 import subprocess
-import tempfile
 
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 msgpack, zmq = require("msgpack", "zmq")
 
@@ -19,7 +18,7 @@ LEGACY_REMOVED = LEGACY_STORED[:17]
 LEGACY_CLEARED = LEGACY_STORED[:12]
 
 builddir = os.environ.get("top_builddir", ".")
-tmp = tempfile.mkdtemp(prefix="kvev-interop-")
+tmp = scratch_directory("kvev-interop-")
 endpoint = "ipc://%s/pub.sock" % tmp
 master = subprocess.Popen(
     [os.path.join(builddir, "tests", "interop-publisher"),

@@ -4,15 +4,14 @@
 import json
 import os
 import subprocess
-import tempfile
 
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 (prometheus_client,) = require("prometheus_client")
 from prometheus_client.openmetrics.parser import text_string_to_metric_families  # noqa: E402
 
 builddir = os.environ.get("top_builddir", ".")
-tmp = tempfile.mkdtemp(prefix="kvev-metrics-")
+tmp = scratch_directory("kvev-metrics-")
 master = subprocess.Popen(
     [os.path.join(builddir, "tests", "interop-publisher"), "enable_kv_events=true",
      "kv_events_backend_id=metrics \"quoted\"", "kv_events_dp_rank=3",

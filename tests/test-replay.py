@@ -4,15 +4,14 @@
 # Prints TAP.
 import os
 import struct
-import tempfile
 import time
 
 import interop_master
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 msgpack, zmq = require("msgpack", "zmq")
 
-tmp = tempfile.mkdtemp(prefix="kvev-replay-")
+tmp = scratch_directory("kvev-replay-")
 context = zmq.Context()
 END = 0xFFFFFFFFFFFFFFFF
 

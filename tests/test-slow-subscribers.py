@@ -6,16 +6,15 @@
 # kv_events_send_wait_ms a second.  ipc only, every wait bounded.
 # Prints TAP.
 import glob
-import tempfile
 import threading
 import time
 
 import interop_master
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 msgpack, zmq = require("msgpack", "zmq")
 
-tmp = tempfile.mkdtemp(prefix="kvev-slow-")
+tmp = scratch_directory("kvev-slow-")
 context = zmq.Context()
 BURST = 20000
 TINY = ["kv_events_send_hwm=4", "kv_events_queue_capacity=2000",

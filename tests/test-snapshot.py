@@ -7,15 +7,14 @@
 import json
 import os
 import subprocess
-import tempfile
 import time
 
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 msgpack, zmq = require("msgpack", "zmq")
 
 builddir = os.environ.get("top_builddir", ".")
-tmp = tempfile.mkdtemp(prefix="kvev-snapshot-")
+tmp = scratch_directory("kvev-snapshot-")
 context = zmq.Context()
 MEDIA = {"cpu": 1, "disk": 2}
 

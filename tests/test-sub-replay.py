@@ -10,17 +10,16 @@ import json
 import os
 import struct
 import subprocess
-import tempfile
 import time
 
 import interop_master
-from tap import check, finish
+from tap import check, finish, scratch_directory
 
 builddir = os.environ.get("top_builddir", ".")
 SUB = os.path.join(builddir, "tools", "kvevents-sub")
 KEYGEN = os.path.join(builddir, "tools", "kvevents-keygen")
 SENDFRAMES = os.path.join(builddir, "tests", "sendframes")
-tmp = tempfile.mkdtemp(prefix="kvev-sub-replay-")
+tmp = scratch_directory("kvev-sub-replay-")
 
 
 def Master(name, flags):

@@ -7,16 +7,15 @@
 import json
 import os
 import subprocess
-import tempfile
 import time
 
 import interop_master
-from tap import check, finish, require
+from tap import check, finish, require, scratch_directory
 
 (zmq,) = require("zmq")
 
 builddir = os.environ.get("top_builddir", ".")
-tmp = tempfile.mkdtemp(prefix="kvev-subscribers-")
+tmp = scratch_directory("kvev-subscribers-")
 context = zmq.Context()
 
 
