@@ -122,7 +122,7 @@ struct _KvevConfig
  * live stream a third of its throughput, and at 64 MiB/s still up to a
  * seventh.  A full default buffer then takes about 7 s, a gap of a few
  * messages none. */
-#define KVEV_DEFAULT_REPLAY_RATE_BYTES (32u * 1024 * 1024)
+#define KVEV_DEFAULT_REPLAY_RATE_BYTES (16u * 1024 * 1024)
 /* An hour: a subscriber that hears nothing for longer cannot tell a quiet
  * master from a dead one anyway. */
 #define KVEV_MAX_HEARTBEAT_MS 3600000

@@ -47,7 +47,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_replay_buffer_messages", "10000" },
   { "kv_events_replay_buffer_bytes", "268435456" },
   { "kv_events_snapshot_endpoint", "" },
-  { "kv_events_replay_rate_bytes", "33554432" },
+  { "kv_events_replay_rate_bytes", "16777216" },
   { "kv_events_send_wait_ms", "100" },
   { "kv_events_io_threads", "2" },
 };

@@ -20,6 +20,13 @@
 #define STALL_S 10
 #define FIRST_REPLY_S 20
 #define REPLY_FRAMES 4
+/* The publisher lets replies run an eighth of a second of its rate
+ * ahead (kvevents(7), kv_events_replay_rate_bytes): under 2 % of a whole
+ * replay of the default buffer, which lasts about 7 s, but over half of
+ * what a figure of 100 ms would see.  The client counts, and a resume
+ * returns, only once that burst is spent, so that what is measured
+ * alongside is the live stream while a replay goes on at its rate. */
+#define SETTLE_MS 250
 
 struct _BenchReplayClient
 {
@@ -34,6 +41,7 @@ struct _BenchReplayClient
   gboolean answered; /* a reply arrived since the resume */
   gboolean quit;
   gint64 started_ns; /* when the loop started */
+  gint64 counted_ns; /* replies count from then on: SETTLE_MS later */
 
   /* The thread's while it runs, the caller's once it stopped. */
   BenchReplayCounts counts;
@@ -128,7 +136,7 @@ read_replay (BenchReplayClient *client, void *socket, gboolean *answered)
       memcpy (&sequence_be, zmq_msg_data (&frames[2]), sizeof sequence_be);
       end = GUINT64_FROM_BE (sequence_be) == G_MAXUINT64 && zmq_msg_size (&frames[1]) == 0
             && zmq_msg_size (&frames[3]) == 0;
-      if (!end && g_atomic_int_get (&client->run))
+      if (!end && g_atomic_int_get (&client->run) && bench_now_ns () >= client->counted_ns)
         {
           client->counts.messages++;
           client->counts.bytes += zmq_msg_size (&frames[3]);
@@ -164,7 +172,7 @@ replay_loop (BenchReplayClient *client, void *socket)
       if (!read_replay (client, socket, &answered))
         break;
       counting = g_atomic_int_get (&client->run);
-      if (counting)
+      if (counting && bench_now_ns () >= client->counted_ns)
         client->counts.replays++;
     }
 }
@@ -191,6 +199,7 @@ client_main (gpointer data)
         }
       client->running = TRUE;
       client->started_ns = bench_now_ns ();
+      client->counted_ns = client->started_ns + SETTLE_MS * G_GINT64_CONSTANT (1000000);
       g_mutex_unlock (&client->lock);
       if (connect_error != NULL)
         client->loop_error = g_strdup (connect_error);
@@ -249,7 +258,23 @@ bench_replay_client_resume (BenchReplayClient *client, GError **error)
          && g_cond_wait_until (&client->cond, &client->lock, deadline))
     ;
   ok = client->answered;
-  if (!ok)
+  if (ok)
+    {
+      gint64 wait_ns = client->counted_ns - bench_now_ns ();
+
+      /* The thread goes on replaying meanwhile, the lock free. */
+      g_mutex_unlock (&client->lock);
+      if (wait_ns > 0)
+        g_usleep ((gulong) (wait_ns / 1000));
+      g_mutex_lock (&client->lock);
+      ok = client->error == NULL;
+      if (!ok)
+        {
+          stop_locked (client);
+          bench_fail (error, "%s", client->error);
+        }
+    }
+  else
     {
       stop_locked (client);
       if (client->error != NULL)
@@ -273,7 +298,7 @@ bench_replay_client_pause (BenchReplayClient *client, BenchReplayCounts *counts,
   counts->replays += client->counts.replays;
   counts->messages += client->counts.messages;
   counts->bytes += client->counts.bytes;
-  counts->ns += stopped_ns - client->started_ns;
+  counts->ns += MAX (stopped_ns - client->counted_ns, 0);
   ok = client->error == NULL;
   if (!ok)
     bench_fail (error, "%s", client->error);

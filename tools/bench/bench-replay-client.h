@@ -31,15 +31,17 @@ typedef struct
   guint64 replays;  /* replays read to their end marker while it ran */
   guint64 messages; /* replies that carried a message, while it ran */
   guint64 bytes;    /* their payload bytes */
-  gint64 ns;        /* how long it ran, until the pause */
+  gint64 ns;        /* how long it ran counting, until the pause */
 } BenchReplayCounts;
 
 /* A paused client of endpoint (a replay endpoint as bound). */
 BenchReplayClient *bench_replay_client_new (const char *endpoint);
 
-/* Starts the loop and returns once the first reply arrived, so that
- * replay traffic flows from the start of what is measured next.  FALSE
- * with error set when no reply came in 20 s. */
+/* Starts the loop and returns once the first reply arrived and the
+ * publisher's burst is spent, so that replay traffic flows at the
+ * publisher's rate from the start of what is measured next; what the
+ * client received until then is not counted.  FALSE with error set when
+ * no reply came in 20 s. */
 gboolean bench_replay_client_resume (BenchReplayClient *client, GError **error);
 
 /* Stops the loop, reading the replay under way to its end, adds what it
