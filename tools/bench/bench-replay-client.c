@@ -22,7 +22,7 @@
 #define REPLY_FRAMES 4
 /* The publisher lets replies run an eighth of a second of its rate
  * ahead (kvevents(7), kv_events_replay_rate_bytes): under 2 % of a whole
- * replay of the default buffer, which lasts about 7 s, but over half of
+ * replay of the default buffer, which lasts about 14 s, but over half of
  * what a figure of 100 ms would see.  The client counts, and a resume
  * returns, only once that burst is spent, so that what is measured
  * alongside is the live stream while a replay goes on at its rate. */
@@ -40,8 +40,7 @@ struct _BenchReplayClient
   gboolean running;  /* the thread is in its loop, or reading a replay to its end */
   gboolean answered; /* a reply arrived since the resume */
   gboolean quit;
-  gint64 started_ns; /* when the loop started */
-  gint64 counted_ns; /* replies count from then on: SETTLE_MS later */
+  gint64 counted_ns; /* replies count from then on: SETTLE_MS after the loop began */
 
   /* The thread's while it runs, the caller's once it stopped. */
   BenchReplayCounts counts;
@@ -198,8 +197,7 @@ client_main (gpointer data)
           continue;
         }
       client->running = TRUE;
-      client->started_ns = bench_now_ns ();
-      client->counted_ns = client->started_ns + SETTLE_MS * G_GINT64_CONSTANT (1000000);
+      client->counted_ns = bench_now_ns () + SETTLE_MS * G_GINT64_CONSTANT (1000000);
       g_mutex_unlock (&client->lock);
       if (connect_error != NULL)
         client->loop_error = g_strdup (connect_error);
