@@ -4,18 +4,21 @@
 import json
 import os
 import subprocess
+import time
 
 
 class Master:
-    """An interop-publisher bound to ipc://DIRECTORY/NAME.sock with
-    backend "replay" and the extra FLAG=VALUE flags; endpoint and
+    """An interop-publisher bound to ipc://DIRECTORY/NAME.sock with the
+    backend_id backend and the extra FLAG=VALUE flags, which win over
+    those (interop-publisher sets them in order); endpoint and
     replay_endpoint are the resolved ones."""
 
-    def __init__(self, directory, name, flags):
+    def __init__(self, directory, name, flags, backend="replay", stop_timeout=30):
         builddir = os.environ.get("top_builddir", ".")
+        self.stop_timeout = stop_timeout
         self.process = subprocess.Popen(
             [os.path.join(builddir, "tests", "interop-publisher"),
-             "enable_kv_events=true", "kv_events_backend_id=replay",
+             "enable_kv_events=true", "kv_events_backend_id=" + backend,
              "kv_events_bind_endpoint=ipc://%s/%s.sock" % (directory, name)] + flags,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.endpoint = self.process.stdout.readline().strip()
@@ -36,9 +39,32 @@ class Master:
     def stats(self):
         return self.command("stats")
 
+    def truth(self):
+        """What its store holds (the "store" command's snapshots): a set
+        of (tenant, key, medium)."""
+        self.process.stdin.write("truth\n")
+        self.process.stdin.flush()
+        truth = set()
+        for line in iter(self.process.stdout.readline, ".\n"):
+            tenant, key, media = line.split()
+            for name, bit in (("cpu", 1), ("disk", 2)):
+                if int(media) & bit:
+                    truth.add((tenant, key, name))
+        self.process.stdout.readline()  # "ok"
+        return truth
+
+    def stat_becomes(self, name, wanted, seconds=10):
+        """Polls the statistics until name reaches wanted; the last value."""
+        deadline = time.monotonic() + seconds
+        while True:
+            value = self.stats()[name]
+            if value == wanted or time.monotonic() > deadline:
+                return value
+            time.sleep(0.02)
+
     def stop(self):
         self.process.stdin.close()
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=self.stop_timeout)
         return self.process.returncode
 
 

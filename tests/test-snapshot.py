@@ -4,55 +4,26 @@
 # tests/interop-publisher's store mutates on a thread of its own, and ends
 # equal to the store.  Refusals and malformed requests get an error reply.
 # Loopback and ipc only, every wait bounded.  Prints TAP.
-import json
-import os
-import subprocess
 import time
 
+import interop_master
 from tap import check, finish, require, scratch_directory
 
 msgpack, zmq = require("msgpack", "zmq")
 
-builddir = os.environ.get("top_builddir", ".")
 tmp = scratch_directory("kvev-snapshot-")
 context = zmq.Context()
-MEDIA = {"cpu": 1, "disk": 2}
 
 
-class Master:
+class Master(interop_master.Master):
+    """The interop-publisher with a snapshot endpoint of its own."""
+
     def __init__(self, name, flags):
-        self.process = subprocess.Popen(
-            [os.path.join(builddir, "tests", "interop-publisher"),
-             "enable_kv_events=true", "kv_events_backend_id=snapshot",
-             "kv_events_bind_endpoint=ipc://%s/%s.sock" % (tmp, name),
-             "kv_events_snapshot_endpoint=ipc://%s/%s-snapshot.sock" % (tmp, name)] + flags,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.endpoint = self.process.stdout.readline().strip()
         self.snapshot_endpoint = "ipc://%s/%s-snapshot.sock" % (tmp, name)
-
-    def command(self, word):
-        self.process.stdin.write(word + "\n")
-        self.process.stdin.flush()
-        if word == "truth":
-            truth = set()
-            for line in iter(self.process.stdout.readline, ".\n"):
-                tenant, key, media = line.split()
-                for name, bit in MEDIA.items():
-                    if int(media) & bit:
-                        truth.add((tenant, key, name))
-            self.process.stdout.readline()
-            return truth
-        reply = self.process.stdout.readline().strip()
-        if word == "stats":
-            return json.loads(reply) if self.process.stdout.readline().strip() == "ok" else None
-        return reply
-
-    def stop(self):
-        self.process.stdin.close()
-        # Generous: under TSan, next to another test, the publisher's
-        # close took longer than 20 s once.
-        self.process.wait(timeout=90)
-        return self.process.returncode
+        # A generous stop: under TSan, next to another test, the
+        # publisher's close took longer than 20 s once.
+        super().__init__(tmp, name, ["kv_events_snapshot_endpoint=" + self.snapshot_endpoint]
+                         + flags, backend="snapshot", stop_timeout=90)
 
 
 def request(endpoint, frames=(b"snapshot",)):
@@ -146,10 +117,7 @@ master.stop()
 # says why; counted; the live stream carries on.
 master = Master("failing", [])
 master.command("store-failing")
-sub = context.socket(zmq.SUB)
-sub.setsockopt(zmq.LINGER, 0)
-sub.setsockopt(zmq.SUBSCRIBE, b"")
-sub.connect(master.endpoint)
+sub = interop_master.subscriber(context, master.endpoint)
 master.command("wait 1 10000")
 dealer = request(master.snapshot_endpoint)
 kinds = []
@@ -193,10 +161,7 @@ check(ends == 20, "twenty requests at once get twenty snapshots, one after the o
 stats = master.command("stats")
 check(stats["snapshot_requests"] == 21, "every request is counted (%d)" % stats["snapshot_requests"])
 check(stats["snapshots_failed"] <= 1, "the one that left may count as failed, and no other")
-sub = context.socket(zmq.SUB)
-sub.setsockopt(zmq.LINGER, 0)
-sub.setsockopt(zmq.SUBSCRIBE, b"")
-sub.connect(master.endpoint)
+sub = interop_master.subscriber(context, master.endpoint)
 master.command("wait 1 10000")
 master.command("probe")
 check(sub.poll(5000) != 0, "the live stream carries on")
@@ -211,14 +176,10 @@ for seed in (1, 2, 3):
     master.command("store")
     master.command("churn 3000 %d" % (seed + 100))  # the store fills before anyone listens
     master.command("join")
-    sub = context.socket(zmq.SUB)
-    sub.setsockopt(zmq.LINGER, 0)
-    sub.setsockopt(zmq.RCVHWM, 0)
-    sub.setsockopt(zmq.SUBSCRIBE, b"")
-    sub.connect(master.endpoint)
+    sub = interop_master.subscriber(context, master.endpoint, RCVHWM=0)
     master.command("wait 1 10000")
     state, header, end, chunks = bootstrap(master, sub, "churn 20000 %d" % seed)
-    truth = master.command("truth")
+    truth = master.truth()
     check(header is not None and header["publisher_id"] == master.command("stats")["instance_id"]
           and header.get("backend_id") == "snapshot" and header.get("dp_rank") == 0,
           "seed %d: the header names the barrier, the publisher and its backend" % seed)

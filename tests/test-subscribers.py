@@ -4,9 +4,7 @@
 # they are there, and the next message reaches them; refused CURVE keys
 # and refused addresses are counted.  Loopback and ipc only, every wait
 # bounded.  Prints TAP.
-import json
 import os
-import subprocess
 import time
 
 import interop_master
@@ -14,40 +12,12 @@ from tap import check, finish, require, scratch_directory
 
 (zmq,) = require("zmq")
 
-builddir = os.environ.get("top_builddir", ".")
 tmp = scratch_directory("kvev-subscribers-")
 context = zmq.Context()
 
 
-class Master:
-    def __init__(self, flags):
-        self.process = subprocess.Popen(
-            [os.path.join(builddir, "tests", "interop-publisher"),
-             "enable_kv_events=true", "kv_events_backend_id=subscribers"] + flags,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.endpoint = self.process.stdout.readline().strip()
-
-    def command(self, word):
-        self.process.stdin.write(word + "\n")
-        self.process.stdin.flush()
-        reply = self.process.stdout.readline().strip()
-        if word == "stats":
-            return json.loads(reply) if self.process.stdout.readline().strip() == "ok" else None
-        return reply
-
-    def stat_becomes(self, name, wanted, seconds=10):
-        """Polls the statistics until name reaches wanted; the last value."""
-        deadline = time.monotonic() + seconds
-        while True:
-            value = self.command("stats")[name]
-            if value == wanted or time.monotonic() > deadline:
-                return value
-            time.sleep(0.02)
-
-    def stop(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=20)
-        return self.process.returncode
+def Master(name, flags):
+    return interop_master.Master(tmp, name, flags, backend="subscribers")
 
 
 def subscriber(endpoint, prefix=b"", **options):
@@ -56,7 +26,7 @@ def subscriber(endpoint, prefix=b"", **options):
 
 # A subscriber that comes and goes moves the subscription count up and
 # down; one to a prefix that matches no message is seen but not counted.
-master = Master(["kv_events_bind_endpoint=ipc://%s/stats.sock" % tmp])
+master = Master("stats", [])
 stats = master.command("stats")
 check(stats["subscriptions"] == 0 and stats["subscribe_messages"] == 0,
       "no subscription before anyone connects")
@@ -79,7 +49,7 @@ master.stop()
 
 # kvev_publisher_wait_subscribers(): no probes, and the first message
 # after it returns arrives.
-master = Master(["kv_events_bind_endpoint=ipc://%s/wait.sock" % tmp])
+master = Master("wait", [])
 check(master.command("wait 1 100") == "timeout", "waiting for a subscriber nobody sends times out")
 sub = subscriber(master.endpoint)
 started = time.monotonic()
@@ -102,9 +72,9 @@ os.chmod(key_file, 0o600)
 clients_file = os.path.join(tmp, "allowed-clients")
 with open(clients_file, "wb") as out:
     out.write(client_public + b"\n")
-master = Master(["kv_events_bind_endpoint=tcp://127.0.0.1:*",
-                 "kv_events_curve_secret_key_file=" + key_file,
-                 "kv_events_curve_allowed_clients_file=" + clients_file])
+master = Master("curve", ["kv_events_bind_endpoint=tcp://127.0.0.1:*",
+                          "kv_events_curve_secret_key_file=" + key_file,
+                          "kv_events_curve_allowed_clients_file=" + clients_file])
 stranger = subscriber(master.endpoint, CURVE_SERVERKEY=server_public,
                       CURVE_PUBLICKEY=stranger_public, CURVE_SECRETKEY=stranger_secret)
 check(master.stat_becomes("refused_keys", 1) >= 1, "a CURVE client with another key is refused, counted")
@@ -118,8 +88,8 @@ stranger.close()
 friend.close()
 master.stop()
 
-master = Master(["kv_events_bind_endpoint=tcp://127.0.0.1:*",
-                 "kv_events_allowed_addresses=127.0.0.2"])
+master = Master("addresses", ["kv_events_bind_endpoint=tcp://127.0.0.1:*",
+                              "kv_events_allowed_addresses=127.0.0.2"])
 port = int(master.endpoint.rsplit(":", 1)[1])
 refused = subscriber("tcp://127.0.0.1:%d" % port)
 check(master.stat_becomes("refused_addresses", 1) >= 1,
