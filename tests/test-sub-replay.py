@@ -4,8 +4,9 @@
 # publisher's replay endpoint (kvevents(7), REPLAY), under CURVE too; it
 # must count heartbeats and warn when they stop (HEARTBEATS), and take a
 # new publisher_id for a restart (PUBLISHER IDENTITY), from raw frames
-# that tests/sendframes sends.  The standard library only; loopback and
-# ipc, every wait bounded.  Prints TAP.
+# that tests/sendframes sends, and keep a failed-over master's state
+# (SNAPSHOTS).  The standard library only; loopback and ipc, every wait
+# bounded.  Prints TAP.
 import json
 import os
 import struct
@@ -278,6 +279,40 @@ check(sub.field("restarts") == 1 and sub.field("sequence_gaps") == 0 and len(sub
 sub = frames("id-ahead-off", "ahead", [])
 check(sub.field("restarts") == 0 and sub.field("sequence_gaps") == 1,
       "... which without it is a gap")
+
+# A failover to another endpoint whose old master went away before it
+# answered a snapshot: the new one's snapshot replaces the backend, and
+# the old one's messages held for its own snapshot, which come out when
+# that times out, are out of date and stay out of the state.
+old = Master("old", [])
+new = Master("new", ["kv_events_snapshot_endpoint=ipc://%s/new-snapshot.sock" % tmp])
+for word in ("store", "churn 300 7", "join"):
+    new.command(word)
+state_path = os.path.join(tmp, "failover.state")
+sub = Sub("failover", ["--endpoint=" + old.endpoint,
+                       "--snapshot-endpoint=ipc://%s/nobody-answers.sock" % tmp,
+                       "--endpoint=" + new.endpoint,
+                       "--snapshot-endpoint=ipc://%s/new-snapshot.sock" % tmp,
+                       "--snapshot-timeout-ms=1500", "--timeout-ms=4000",
+                       "--state=" + state_path])
+old.command("wait 1 20000")
+old.command("bulk 5 40")
+time.sleep(0.5)  # held by kvevents-sub while it waits for the old snapshot
+new.command("wait 1 20000")
+new.command("probe")
+sub.wait()
+truth = new.truth()
+old.stop()
+new.stop()
+with open(state_path) as lines:
+    state = {(e["tenant_id"], e["object_key"], e["medium"]) for e in map(json.loads, lines)}
+check("did not answer the snapshot within 1500 ms" in sub.stderr and sub.field("snapshots") == 1,
+      "failover: the old master's snapshot timed out, the new one's came")
+check(len(truth) > 0 and state == truth,
+      "... and the state is the new master's, without the old one's held events (%d entries, "
+      "%d missing, %d extra)" % (len(truth), len(truth - state), len(state - truth)))
+check(sub.field("superseded_events") >= 5, "... which are counted as superseded (%d)"
+      % sub.field("superseded_events"))
 
 # One --replay-endpoint for each --endpoint.
 result = subprocess.run([SUB, "--endpoint=ipc://%s/a" % tmp, "--endpoint=ipc://%s/b" % tmp,

@@ -60,7 +60,7 @@ typedef struct
   guint64 snapshots;         /* taken whole */
   guint64 snapshot_failures; /* refused, failed, malformed or timed out */
   guint64 snapshot_events;
-  guint64 superseded_events; /* live ones a snapshot already held */
+  guint64 superseded_events; /* live ones a snapshot already held, or replaced */
 } Summary;
 
 /* Why a replay ended. */
@@ -372,7 +372,8 @@ emit_message (Sub *sub, Source *source, const KvtMessage *message)
 
       if (event->has_event_id)
         track_event_id (sub, source, message->sequence, event->event_id);
-      if (source->have_barrier && event->has_event_id && event->event_id <= source->barrier)
+      if (event->superseded
+          || (source->have_barrier && event->has_event_id && event->event_id <= source->barrier))
         {
           sub->summary.superseded_events++;
           continue;
@@ -888,6 +889,39 @@ snapshot_start (Sub *sub, Source *source)
   source->incoming = kvt_state_new ();
 }
 
+/* The held messages of the other endpoints arrived before source's
+ * snapshot took the place of backend: what their events say of it is
+ * already out of date, as what those endpoints said before was replaced
+ * with it.  A master that failed over to another endpoint leaves such
+ * messages behind while its own snapshot is asked for in vain. */
+static void
+supersede_held (Sub *sub, const Source *source, const char *backend)
+{
+  guint i;
+
+  for (i = 0; i < sub->sources->len; i++)
+    {
+      Source *other = g_ptr_array_index (sub->sources, i);
+      GList *link;
+
+      if (other == source)
+        continue;
+      for (link = other->held.head; link != NULL; link = link->next)
+        {
+          KvtMessage *message = link->data;
+          guint j;
+
+          for (j = 0; message->events != NULL && j < message->events->len; j++)
+            {
+              KvtEvent *event = g_ptr_array_index (message->events, j);
+
+              if (event->backend_id != NULL && strcmp (event->backend_id, backend) == 0)
+                event->superseded = TRUE;
+            }
+        }
+    }
+}
+
 /* A snapshot that came whole takes the place of what was known of its
  * backend, and the live events at or below its barrier are dropped as
  * already in it; one that did not leaves the state as it was. */
@@ -902,6 +936,7 @@ snapshot_finish (Sub *sub, Source *source, gboolean whole)
       source->barrier = source->incoming_barrier;
       if (sub->state != NULL)
         kvt_state_replace_backend (sub->state, source->incoming_backend, source->incoming);
+      supersede_held (sub, source, source->incoming_backend);
     }
   else
     {

@@ -56,6 +56,9 @@ typedef struct
   char *tenant_id;
   char *object_key;
   char *medium;
+  /* Set by a reader that keeps the state, never by the decoder: what the
+   * event says is already out of date there. */
+  gboolean superseded;
 } KvtEvent;
 
 typedef struct
