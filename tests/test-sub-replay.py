@@ -136,16 +136,18 @@ check(sub.status == 1 and len(sub.events) < 400
       "without --replay-endpoint the loss stays: %d of 400 events, %d numbers lost, --strict "
       "status %d" % (len(sub.events), sub.field("lost_messages"), sub.status))
 
-# A replay buffer of one message has lost every dropped one by the time
-# the next arrives: reported lost, per gap.
+# A replay buffer of one message has lost almost every dropped one by
+# the time the next arrives: reported lost, per gap.  Almost: the worker
+# buffers a message after it sent it, and a request that comes between
+# the two still finds the one before.
 sub = lossy_run("small", 400, ["kv_events_replay_endpoint=ipc://%s/small-replay.sock" % tmp,
                                "kv_events_replay_buffer_messages=1"],
                 ["--replay-endpoint=@REPLAY@"], complete=False)
-check(sub.field("sequence_gaps") > 0 and sub.field("recovered_messages") == 0
-      and sub.field("lost_messages") == sub.field("skipped_sequence_numbers")
-      and sub.field("replay_failures") == 0,
-      "a replay buffer of one message: asked, answered, and every gap lost (%d numbers)"
-      % sub.field("lost_messages"))
+check(sub.field("sequence_gaps") > 0 and sub.field("lost_messages") > 0
+      and sub.field("lost_messages") + sub.field("recovered_messages")
+      == sub.field("skipped_sequence_numbers") and sub.field("replay_failures") == 0,
+      "a replay buffer of one message: asked, answered, and what it no longer held lost "
+      "(%d numbers, %d recovered)" % (sub.field("lost_messages"), sub.field("recovered_messages")))
 check("no longer in the replay buffer" in sub.stderr, "... and reported so on standard error")
 
 # A replay endpoint that never answers: each gap is lost after
