@@ -119,9 +119,9 @@ struct _KvevConfig
 /* Replies leave at most this many bytes a second, so that a subscriber
  * asking for the whole buffer again and again (about 380 MB/s unpaced on
  * two cores) cannot take the live stream's processor time: it cost the
- * live stream a third of its throughput, and at 64 MiB/s still up to a
- * seventh.  A full default buffer then takes about 7 s, a gap of a few
- * messages none. */
+ * live stream a third of its throughput, at 64 MiB/s still up to a
+ * seventh, at 32 MiB/s up to a sixth in some runs.  At 16 MiB/s a full
+ * default buffer takes about 14 s, a gap of a few messages none. */
 #define KVEV_DEFAULT_REPLAY_RATE_BYTES (16u * 1024 * 1024)
 /* An hour: a subscriber that hears nothing for longer cannot tell a quiet
  * master from a dead one anyway. */
