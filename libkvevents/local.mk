@@ -69,6 +69,8 @@ kvev_library_sources += \
 	%reldir%/worker.c \
 	%reldir%/hold.h \
 	%reldir%/hold.c \
+	%reldir%/ledger.h \
+	%reldir%/ledger.c \
 	%reldir%/service.h \
 	%reldir%/service.c \
 	%reldir%/replay.h \

@@ -90,7 +90,7 @@ grow_locked (KvevReplay *replay)
 }
 
 void
-kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message)
+kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message, gboolean heartbeat)
 {
   const KvevSettings *settings = replay->settings;
   gsize size = zmq_msg_size (message);

@@ -28,8 +28,9 @@ KvevReplay *kvev_replay_start (const KvevSettings *settings, void *context, void
 
 /* Keeps message, a copy of one just sent as the message of sequence,
  * moving it into the buffer (message is left empty, for the caller to
- * close).  The worker's thread. */
-void kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message);
+ * close); heartbeat says it holds no event.  The worker's thread. */
+void kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message,
+                       gboolean heartbeat);
 
 /* Thread-safe. */
 void kvev_replay_counts (const KvevReplay *replay, KvevReplayCounts *counts);

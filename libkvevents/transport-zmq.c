@@ -200,7 +200,8 @@ send_topic (KvevTransport *transport)
 }
 
 KvevSendResult
-kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload, gsize payload_len)
+kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload, gsize payload_len,
+                     gboolean heartbeat)
 {
   guint64 sequence_be = GUINT64_TO_BE (sequence);
   KvevSendResult result;
@@ -233,7 +234,7 @@ kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload, 
       return KVEV_SEND_FAILED;
     }
   if (transport->replay != NULL)
-    kvev_replay_keep (transport->replay, sequence, &kept);
+    kvev_replay_keep (transport->replay, sequence, &kept, heartbeat);
   zmq_msg_close (&kept);
   return result;
 }

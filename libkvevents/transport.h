@@ -76,11 +76,12 @@ typedef enum
 } KvevSendResult;
 
 /* Sends one message: the topic, the big-endian sequence, then payload,
- * which the transport takes (a malloc() buffer, freed with free()).
+ * which the transport takes (a malloc() buffer, freed with free());
+ * heartbeat says it holds no event (kvevents(7), HEARTBEATS).
  * While a subscriber's pipe is full it waits for room as hold.h says,
  * and gives up once the queue is stopped. */
 KvevSendResult kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
-                                    gsize payload_len);
+                                    gsize payload_len, gboolean heartbeat);
 
 /* Sleeps until bell_fd is readable, a peer sent something, or end_time
  * (a g_get_monotonic_time() value; -1: no limit), and takes in what the

@@ -40,7 +40,7 @@ publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
   char *payload;
 
   payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
-  result = kvev_transport_send (worker->transport, sequence, payload, payload_len);
+  result = kvev_transport_send (worker->transport, sequence, payload, payload_len, n == 0);
   /* After the send, which may have waited for a full pipe: the stream
    * was not quiet meanwhile. */
   worker->last_message_time = g_get_monotonic_time ();
