@@ -571,9 +571,13 @@ store_snapshot (KvevSnapshot *snapshot, gpointer data, GError **error)
     {
       const Object *object = g_ptr_array_index (store->objects, i);
 
-      if (object->phase == PHASE_READY)
-        kvev_snapshot_add (snapshot, object->tenant, object->key, object->key_len, object->group,
-                           object_media (object));
+      /* The store holds one lock for the whole walk, so it never calls
+       * kvev_snapshot_pause(): a subscriber too far behind makes the add
+       * say stop.  A store with shards pauses between them. */
+      if (object->phase == PHASE_READY
+          && !kvev_snapshot_add (snapshot, object->tenant, object->key, object->key_len,
+                                 object->group, object_media (object)))
+        break;
     }
   return TRUE;
 }

@@ -178,6 +178,9 @@ static const Flag flags[] = {
   { "kv_events_io_threads",
     UINT32_FIELD (io_threads, KVEV_DEFAULT_IO_THREADS, 1, KVEV_MAX_IO_THREADS),
     N_ ("ZeroMQ I/O threads that write to the subscribers (1 to 64)"), N_ ("N") },
+  { "kv_events_snapshot_duty_percent",
+    UINT32_FIELD (snapshot_duty_percent, KVEV_DEFAULT_SNAPSHOT_DUTY_PERCENT, 1, 100),
+    N_ ("Most of the time, in percent, that snapshot walks may take (1 to 100)"), N_ ("PERCENT") },
 };
 
 #define N_FLAGS G_N_ELEMENTS (flags)

@@ -78,10 +78,18 @@ kvev_worker_stop (KvevWorker *worker, gint64 deadline)
   g_return_if_reached ();
 }
 
-void
+gboolean
 kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *object_key,
                    gssize key_len, const char *group_id, KvevMedia media)
 {
   /* No snapshot is ever made without a transport. */
-  kvev_return_if_fail (snapshot != NULL);
+  kvev_return_val_if_fail (snapshot != NULL, FALSE);
+  return FALSE;
+}
+
+gboolean
+kvev_snapshot_pause (KvevSnapshot *snapshot)
+{
+  kvev_return_val_if_fail (snapshot != NULL, FALSE);
+  return FALSE;
 }

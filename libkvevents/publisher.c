@@ -148,7 +148,17 @@ kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc fun
 {
   kvev_return_if_fail (publisher != NULL);
 
-  kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy);
+  /* The parent's walk may have held the source's lock at the fork, and
+   * the data and its destroy notify are the parent's. */
+  if (publisher->fork.inherited)
+    return;
+  if (!kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy))
+    {
+      static KvevLogLimit limit;
+
+      /* Waiting for the walk to end would wait for itself. */
+      kvev_critical_limited (&limit, G_STRFUNC, "called from inside the snapshot walk");
+    }
 }
 
 /* Whether an event call may queue now. */

@@ -238,6 +238,7 @@ kvev_settings_new (const KvevConfig *config, GError **error)
   settings->replay_buffer_messages = config->replay_buffer_messages;
   settings->replay_buffer_bytes = config->replay_buffer_bytes;
   settings->replay_rate_bytes = config->replay_rate_bytes;
+  settings->snapshot_duty_percent = config->snapshot_duty_percent;
   return g_steal_pointer (&settings);
 }
 

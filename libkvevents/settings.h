@@ -69,6 +69,7 @@ typedef struct
   /* Snapshots: none when snapshot_endpoint is NULL. */
   char *snapshot_endpoint;
   gboolean snapshot_ipv6;
+  guint32 snapshot_duty_percent; /* 1 to 100 */
 } KvevSettings;
 
 /* Checks every flag of config together and makes the settings: NULL with

@@ -16,19 +16,41 @@
 
 G_BEGIN_DECLS
 
-/* The master's walk, as last set; the lock is held for a whole walk. */
+/* The master's walk, as last set.  The lock is held for a whole walk, so
+ * that the function and its data stay while it runs. */
 typedef struct
 {
   GMutex lock;
   KvevSnapshotFunc func;
   gpointer user_data;
   GDestroyNotify destroy;
+  /* Atomic: setters waiting for the walk to end, which tells it to stop. */
+  gint replacing;
+  /* Atomic: the thread inside func, if any. */
+  gpointer walker;
 } KvevSnapshotSource;
 
 void kvev_snapshot_source_init (KvevSnapshotSource *source);
-void kvev_snapshot_source_set (KvevSnapshotSource *source, KvevSnapshotFunc func,
-                               gpointer user_data, GDestroyNotify destroy);
+
+/* Replaces the function once no walk runs, telling one that does to
+ * stop; FALSE, and nothing changed, when called from inside the walk,
+ * which it would wait for. */
+gboolean kvev_snapshot_source_set (KvevSnapshotSource *source, KvevSnapshotFunc func,
+                                   gpointer user_data, GDestroyNotify destroy);
 void kvev_snapshot_source_clear (KvevSnapshotSource *source);
+
+/* Runs with the lock held, before the function: FALSE skips the walk. */
+typedef gboolean (*KvevSnapshotBegin) (KvevSnapshot *snapshot, gpointer data);
+
+/* Runs begin, then the function, with the lock held.  FALSE when there
+ * is none (*found FALSE), begin said no, or the function failed (with
+ * error set). */
+gboolean kvev_snapshot_source_walk (KvevSnapshotSource *source, KvevSnapshot *snapshot,
+                                    KvevSnapshotBegin begin, gpointer data, gboolean *found,
+                                    GError **error);
+
+/* Whether a setter waits: the walk should stop. */
+gboolean kvev_snapshot_source_replacing (KvevSnapshotSource *source);
 
 G_END_DECLS
 

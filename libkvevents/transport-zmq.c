@@ -621,10 +621,11 @@ start_replay (KvevTransport *transport, GError **error)
   return TRUE;
 }
 
-/* Messages of a snapshot reply in a reader's pipe: enough that a reader
- * that keeps up never leaves the walk waiting (it waits a millisecond at
- * a time, and a reader takes some 25 chunks a millisecond). */
-#define SNAPSHOT_SNDHWM 100
+/* Messages of a snapshot reply in a reader's pipe.  The snapshot server
+ * bounds their bytes itself (snapshot-server.c, HELD_BYTES), so this only
+ * needs to stay above what that many bytes of the smallest chunks make,
+ * and bound the pipe's own entries. */
+#define SNAPSHOT_SNDHWM 10000
 
 /* The snapshot socket: a ROUTER like replay's, whose requests are one
  * short word. */
@@ -644,9 +645,6 @@ start_snapshots (KvevTransport *transport, KvevQueue *queue, KvevSnapshotSource 
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  /* A walk runs ahead of its reader by at most SNAPSHOT_SNDHWM chunks:
-   * libzmq's default of 1000 let a snapshot of 40-byte keys hold 22 MB
-   * in the pipe, and chunks of large keys far more. */
   if (!set_int_option (socket, ZMQ_SNDHWM, SNAPSHOT_SNDHWM, "ZMQ_SNDHWM", error)
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
       || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->snapshot_ipv6, error)

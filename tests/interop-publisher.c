@@ -15,6 +15,12 @@
  *   join       wait for the churn to end
  *   truth      print the store, one "tenant key media" a line, then "."
  *   metrics    print the statistics as OpenMetrics text (ending "# EOF")
+ *   big N      answer snapshot requests from a store of N objects of its
+ *              own, one lock for all taken per object, kvev_snapshot_pause()
+ *              every 256 objects
+ *   mutate MS  mutate the big store for MS ms, each mutation published
+ *              under its lock, and print "ops N max_wait_us W": how many,
+ *              and the longest wait for the lock
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <kvevents/kvevents.h>
@@ -122,15 +128,78 @@ walk_store (KvevSnapshot *snapshot, gpointer user_data, GError **error)
       {
         char tenant[16], key[16];
 
+        gboolean going;
+
         store_name (t, k, tenant, key);
         g_mutex_lock (&store_lock);
-        kvev_snapshot_add (snapshot, tenant, key, -1, NULL, store[t][k]);
+        going = kvev_snapshot_add (snapshot, tenant, key, -1, NULL, store[t][k]);
         g_mutex_unlock (&store_lock);
+        if (!going || (k % 64 == 63 && !kvev_snapshot_pause (snapshot)))
+          return TRUE;
         /* A walk slow enough that the churn mutates what it visits
          * before and after the visit. */
         g_usleep (50);
       }
   return TRUE;
+}
+
+/* The big store: objects "big-K" of tenant "big", their tiers. */
+static GMutex big_lock;
+static guint8 *big_store;
+static guint big_size;
+
+static void
+big_name (guint k, char key[24])
+{
+  g_snprintf (key, 24, "big-%u", k);
+}
+
+static gboolean
+walk_big (KvevSnapshot *snapshot, gpointer user_data, GError **error)
+{
+  guint k;
+
+  for (k = 0; k < big_size; k++)
+    {
+      char key[24];
+      gboolean going;
+
+      big_name (k, key);
+      g_mutex_lock (&big_lock);
+      going = kvev_snapshot_add (snapshot, "big", key, -1, NULL, big_store[k]);
+      g_mutex_unlock (&big_lock);
+      if (!going || (k % 256 == 255 && !kvev_snapshot_pause (snapshot)))
+        break;
+    }
+  return TRUE;
+}
+
+static void
+mutate_big (KvevPublisher *publisher, guint ms)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (ms);
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+  gint64 max_wait = 0;
+  guint64 ops = 0;
+
+  while (big_size > 0 && g_get_monotonic_time () < end)
+    {
+      guint k = g_rand_int_range (rand, 0, (gint32) big_size);
+      guint media = g_rand_int_range (rand, 0, 4);
+      gint64 start = g_get_monotonic_time ();
+      char key[24];
+
+      big_name (k, key);
+      g_mutex_lock (&big_lock);
+      max_wait = MAX (max_wait, g_get_monotonic_time () - start);
+      kvev_publish_delta (publisher, "big", key, -1, NULL, big_store[k], media);
+      big_store[k] = media;
+      g_mutex_unlock (&big_lock);
+      /* A master's rate, not a flood that only fills the queue. */
+      if (++ops % 8 == 0)
+        g_usleep (100);
+    }
+  printf ("ops %" G_GUINT64_FORMAT " max_wait_us %" G_GINT64_FORMAT "\n", ops, max_wait);
 }
 
 static gboolean
@@ -214,6 +283,18 @@ main (int argc, char **argv)
         }
       else if (strcmp (line, "store") == 0)
         kvev_publisher_set_snapshot_func (publisher, walk_store, NULL, NULL);
+      else if (sscanf (line, "big %u", &count) == 1 && big_store == NULL)
+        {
+          guint k;
+
+          big_store = g_malloc (count);
+          for (k = 0; k < count; k++)
+            big_store[k] = 1 + k % 3;
+          big_size = count;
+          kvev_publisher_set_snapshot_func (publisher, walk_big, NULL, NULL);
+        }
+      else if (sscanf (line, "mutate %u", &count) == 1)
+        mutate_big (publisher, count);
       else if (strcmp (line, "store-failing") == 0)
         kvev_publisher_set_snapshot_func (publisher, walk_and_fail, NULL, NULL);
       else if (sscanf (line, "churn %u %u", &count, &key_len) == 2 && churner == NULL)

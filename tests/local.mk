@@ -114,11 +114,11 @@ check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py \
-	tests/test-slow-subscribers.py
+	tests/test-slow-subscribers.py tests/test-snapshot-peers.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
-	tests/test-slow-subscribers.py tests/interop_master.py
+	tests/test-slow-subscribers.py tests/test-snapshot-peers.py tests/interop_master.py
 
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The
@@ -230,6 +230,13 @@ TESTS += tests/test-fork
 tests_test_fork_SOURCES = tests/test-fork.c tests/test-util.c tests/test-util.h
 tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_fork_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+
+# The master's snapshot walk: what it may wait for, and what stops it.
+check_PROGRAMS += tests/test-snapshot-walk
+TESTS += tests/test-snapshot-walk
+tests_test_snapshot_walk_SOURCES = tests/test-snapshot-walk.c tests/test-util.c tests/test-util.h
+tests_test_snapshot_walk_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_snapshot_walk_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The tools' shared helpers, in both builds.

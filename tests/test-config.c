@@ -50,6 +50,7 @@ static const ExpectedFlag expected_flags[] = {
   { "kv_events_replay_rate_bytes", "16777216" },
   { "kv_events_send_wait_ms", "100" },
   { "kv_events_io_threads", "2" },
+  { "kv_events_snapshot_duty_percent", "10" },
 };
 
 static const char *const boolean_flags[] = {
@@ -92,6 +93,7 @@ static const IntegerFlag integer_flags[] = {
   { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },     { "kv_events_replay_rate_bytes", 0, G_MAXUINT32 },
   { "kv_events_send_wait_ms", 0, 1000 },
   { "kv_events_io_threads", 1, 64 },
+  { "kv_events_snapshot_duty_percent", 1, 100 },
 };
 
 /* Every flag's value as text, to compare whole configurations. */

@@ -509,11 +509,15 @@ typedef struct _KvevSnapshot KvevSnapshot;
  * Walks the master's objects and calls kvev_snapshot_add() once for each,
  * with its completed tiers.  For each object it takes the lock it takes
  * when it publishes for that object: that is what makes the snapshot
- * exact (kvevents(7), SNAPSHOTS).  It runs on a thread of the library's,
- * one walk at a time, while event calls go on from the master's threads.
+ * exact (kvevents(7), SNAPSHOTS).  Between objects or shards, wherever
+ * it holds none of its locks, it calls kvev_snapshot_pause(): only there
+ * does the library wait for a slow subscriber.  It stops as soon as
+ * either call returns %FALSE.  It runs on a thread of the library's, one
+ * walk at a time, while event calls go on from the master's threads.
  *
- * Returns: %TRUE when the walk is complete; %FALSE with @error set when
- *   it stopped, and the subscriber is told.
+ * Returns: %TRUE when the walk is complete, or stopped because a call
+ *   returned %FALSE; %FALSE with @error set when it failed, and the
+ *   subscriber is told.
  */
 typedef gboolean (*KvevSnapshotFunc) (KvevSnapshot *snapshot, gpointer user_data,
                                       GError **error);
@@ -527,8 +531,16 @@ typedef gboolean (*KvevSnapshotFunc) (KvevSnapshot *snapshot, gpointer user_data
  *   the publisher freed.
  *
  * Sets what answers snapshot requests on kv_events_snapshot_endpoint.
- * Without a function, requests are refused with an error reply.  Waits
- * for a walk in progress to end.
+ * Without a function, requests are refused with an error reply.  A walk
+ * in progress is told to stop (its next kvev_snapshot_add() or
+ * kvev_snapshot_pause() returns %FALSE), and this waits for it to
+ * return.  On a publisher inherited by a forked child it does nothing
+ * and keeps @user_data (kvevents(7), THE MASTER'S PROCESS).
+ *
+ * Errors: Called from inside a walk, where it would wait for itself: the
+ *   call is refused with a critical (kvevents(7), LOGGING) and changes
+ *   nothing.
+ *
  * Thread-safe.  Since: 1.1
  */
 KVEV_API void kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc func,
@@ -545,16 +557,44 @@ KVEV_API void kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSn
  *
  * Adds one object: one stored event per tier, sent to the subscriber as
  * the walk goes, in chunks, so memory does not grow with the number of
- * objects.
+ * objects.  It never waits for the subscriber, so the master may call it
+ * holding its own locks: a chunk the subscriber has no room for yet is
+ * held, up to a bound (kvevents(7), SNAPSHOTS), which only
+ * kvev_snapshot_pause() waits to drain.
+ *
+ * Returns: %TRUE to go on; %FALSE when the walk should stop: the
+ *   subscriber went away, or is too far behind for what is held, or the
+ *   publisher is being freed or its function replaced.  Once it returned
+ *   %FALSE, every later call does too and adds nothing.
  *
  * Errors: Arguments are checked as kvev_publish_stored() checks them; a
- *   refused call is a critical (kvevents(7), LOGGING) and adds nothing.
+ *   refused call is a critical (kvevents(7), LOGGING), adds nothing and
+ *   returns %TRUE, or %FALSE for a %NULL @snapshot.
  *
  * Since: 1.1
  */
-KVEV_API void kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id,
-                                 const char *object_key, gssize key_len, const char *group_id,
-                                 KvevMedia media);
+KVEV_API gboolean kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id,
+                                     const char *object_key, gssize key_len,
+                                     const char *group_id, KvevMedia media);
+
+/**
+ * kvev_snapshot_pause:
+ * @snapshot: the snapshot being made.
+ *
+ * A point of the walk where the master holds none of its locks: call it
+ * between objects or between shards.  Here, and only here, the library
+ * waits for a subscriber that reads more slowly than the walk goes, until
+ * what kvev_snapshot_add() holds has drained, and here it paces the walk
+ * to kv_events_snapshot_duty_percent.  Every wait of one snapshot shares
+ * one budget of 5 seconds; a walk that never calls this does not wait,
+ * and stops when its subscriber falls too far behind.
+ *
+ * Returns: %TRUE to go on; %FALSE when the walk should stop, as for
+ *   kvev_snapshot_add(), or when the budget is spent.
+ *
+ * Since: 1.1
+ */
+KVEV_API gboolean kvev_snapshot_pause (KvevSnapshot *snapshot);
 
 /**
  * kvev_publisher_wait_subscribers:
