@@ -174,10 +174,13 @@ send_topic (KvevTransport *transport)
                                        kvev_counter_get (&transport->counts.subscriptions), now);
       if (allowance == 0 || kvev_queue_stopped (transport->queue))
         {
+          /* zmq_send() returns the bytes sent: with a topic, a success
+           * taken for a failure would leave the frame queued, and the
+           * next message would go out with two topics. */
           if (set_lossy (transport, TRUE)
               && zmq_send (transport->socket, settings->topic, settings->topic_len,
                            ZMQ_SNDMORE | ZMQ_DONTWAIT)
-                     == 0)
+                     >= 0)
             return KVEV_SEND_REFUSED;
           set_lossy (transport, FALSE);
           return KVEV_SEND_FAILED;
