@@ -121,11 +121,12 @@ EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers
 	tests/test-slow-subscribers.py tests/interop_master.py
 
 # What one peer may cost the master, each bound in a test of its own:
-# the topic frame of a message refused for a subscriber left behind.
+# the topic frame of a message refused for a subscriber left behind;
+# refused addresses counted on every socket.
 if HAVE_ZMQ
-TESTS += tests/test-topic-refusals.py
+TESTS += tests/test-topic-refusals.py tests/test-refused-addresses.py
 endif
-EXTRA_DIST += tests/test-topic-refusals.py
+EXTRA_DIST += tests/test-topic-refusals.py tests/test-refused-addresses.py
 
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The
