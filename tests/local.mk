@@ -122,11 +122,14 @@ EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers
 
 # What one peer may cost the master, each bound in a test of its own:
 # the topic frame of a message refused for a subscriber left behind;
-# refused addresses counted on every socket.
+# refused addresses counted on every socket; heartbeats for subscriptions
+# in a loop.
 if HAVE_ZMQ
-TESTS += tests/test-topic-refusals.py tests/test-refused-addresses.py
+TESTS += tests/test-topic-refusals.py tests/test-refused-addresses.py \
+	tests/test-heartbeat-rate.py
 endif
-EXTRA_DIST += tests/test-topic-refusals.py tests/test-refused-addresses.py
+EXTRA_DIST += tests/test-topic-refusals.py tests/test-refused-addresses.py \
+	tests/test-heartbeat-rate.py
 
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The
