@@ -24,9 +24,13 @@
 #include <string.h>
 #include <zmq.h>
 
-/* libzmq reports refused connections on this; one name per context is
- * enough, and every publisher has a context of its own. */
-#define MONITOR_ENDPOINT "inproc://kvevents-monitor"
+/* libzmq reports a socket's refused connections on this, with the
+ * socket's name: one name per socket of a context, and every publisher
+ * has a context of its own. */
+#define MONITOR_ENDPOINT "inproc://kvevents-monitor-%s"
+
+/* The live socket, replay's and the snapshot socket's. */
+#define MAX_MONITORS 3
 
 struct _KvevTransport
 {
@@ -34,7 +38,9 @@ struct _KvevTransport
   KvevQueue *queue; /* stopped: waiting for room is over */
   void *context;
   void *socket;
-  void *monitor; /* PAIR end of the socket's monitor */
+  /* PAIR ends of the sockets' monitors, with an address allow-list. */
+  void *monitors[MAX_MONITORS];
+  guint n_monitors;
   KvevZap *zap;
   KvevReplay *replay;
   KvevSnapshotServer *snapshots;
@@ -174,10 +180,13 @@ send_topic (KvevTransport *transport)
                                        kvev_counter_get (&transport->counts.subscriptions), now);
       if (allowance == 0 || kvev_queue_stopped (transport->queue))
         {
+          /* zmq_send() returns the bytes sent: with a topic, a success
+           * taken for a failure would leave the frame queued, and the
+           * next message would go out with two topics. */
           if (set_lossy (transport, TRUE)
               && zmq_send (transport->socket, settings->topic, settings->topic_len,
                            ZMQ_SNDMORE | ZMQ_DONTWAIT)
-                     == 0)
+                     >= 0)
             return KVEV_SEND_REFUSED;
           set_lossy (transport, FALSE);
           return KVEV_SEND_FAILED;
@@ -351,10 +360,12 @@ drain (KvevTransport *transport, void *socket,
 static void
 take_in (KvevTransport *transport)
 {
+  guint i;
+
   transport->last_take_in = g_get_monotonic_time ();
   drain (transport, transport->socket, count_subscription);
-  if (transport->monitor != NULL)
-    drain (transport, transport->monitor, count_monitor_event);
+  for (i = 0; i < transport->n_monitors; i++)
+    drain (transport, transport->monitors[i], count_monitor_event);
 }
 
 void
@@ -367,12 +378,13 @@ kvev_transport_take_in (KvevTransport *transport)
 void
 kvev_transport_wait (KvevTransport *transport, int bell_fd, gint64 end_time)
 {
-  zmq_pollitem_t items[] = {
+  zmq_pollitem_t items[2 + MAX_MONITORS] = {
     { NULL, bell_fd, ZMQ_POLLIN, 0 },
     { transport->socket, 0, ZMQ_POLLIN, 0 },
-    { transport->monitor, 0, ZMQ_POLLIN, 0 },
   };
+  int n_items = 2 + (int) transport->n_monitors;
   long timeout_ms = -1;
+  int i;
 
   if (end_time >= 0)
     {
@@ -383,9 +395,17 @@ kvev_transport_wait (KvevTransport *transport, int bell_fd, gint64 end_time)
       /* Rounded up, so a wait never ends before end_time. */
       timeout_ms = (long) MIN ((remaining_us + 999) / 1000, G_MAXINT);
     }
-  if (zmq_poll (items, transport->monitor != NULL ? 3 : 2, timeout_ms) > 0
-      && (items[1].revents != 0 || items[2].revents != 0))
-    take_in (transport);
+  for (i = 2; i < n_items; i++)
+    items[i] = (zmq_pollitem_t){ transport->monitors[i - 2], 0, ZMQ_POLLIN, 0 };
+  if (zmq_poll (items, n_items, timeout_ms) <= 0)
+    return;
+  /* Anything but the bell is the peers'. */
+  for (i = 1; i < n_items; i++)
+    if (items[i].revents != 0)
+      {
+        take_in (transport);
+        return;
+      }
 }
 
 guint
@@ -532,22 +552,31 @@ set_socket_options (KvevTransport *transport, GError **error)
 }
 
 /* With an address allow-list, libzmq's monitor tells of the connections
- * its accept filter closed, which nothing else sees. */
+ * its accept filter closed on socket, which nothing else sees.  Every
+ * socket of the publisher takes the list, so each has a monitor, named
+ * for it: the worker drains them all, whichever thread serves the
+ * socket, so that a probe of any socket counts in refused_addresses. */
 static gboolean
-monitor_refusals (KvevTransport *transport, GError **error)
+monitor_refusals (KvevTransport *transport, void *socket, const char *name, GError **error)
 {
+  g_autofree char *endpoint = NULL;
+  void *monitor = NULL;
+
   if (transport->settings->security->allowed_addresses == NULL)
     return TRUE;
-  if (zmq_socket_monitor (transport->socket, MONITOR_ENDPOINT, ZMQ_EVENT_ACCEPT_FAILED) != 0
-      || (transport->monitor = zmq_socket (transport->context, ZMQ_PAIR)) == NULL
-      || zmq_connect (transport->monitor, MONITOR_ENDPOINT) != 0)
+  g_assert (transport->n_monitors < MAX_MONITORS);
+  endpoint = g_strdup_printf (MONITOR_ENDPOINT, name);
+  if (zmq_socket_monitor (socket, endpoint, ZMQ_EVENT_ACCEPT_FAILED) == 0
+      && (monitor = zmq_socket (transport->context, ZMQ_PAIR)) != NULL)
+    transport->monitors[transport->n_monitors++] = monitor;
+  if (monitor == NULL || zmq_connect (monitor, endpoint) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                    _("Cannot watch the socket for refused connections: %s"),
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  return set_int_option (transport->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER", error);
+  return set_int_option (monitor, ZMQ_LINGER, 0, "ZMQ_LINGER", error);
 }
 
 /* Binds socket to the endpoint of flag; the endpoint actually bound, to
@@ -608,6 +637,7 @@ start_replay (KvevTransport *transport, GError **error)
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
       || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_ipv6, error)
       || !secure_socket (transport, socket, settings->replay_ipv6, error)
+      || !monitor_refusals (transport, socket, "replay", error)
       || (transport->replay_endpoint
           = bind_socket (transport, socket, "kv_events_replay_endpoint",
                          settings->replay_endpoint, error))
@@ -649,6 +679,7 @@ start_snapshots (KvevTransport *transport, KvevQueue *queue, KvevSnapshotSource 
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
       || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->snapshot_ipv6, error)
       || !secure_socket (transport, socket, settings->snapshot_ipv6, error)
+      || !monitor_refusals (transport, socket, "snapshots", error)
       || (transport->snapshot_endpoint
           = bind_socket (transport, socket, "kv_events_snapshot_endpoint",
                          settings->snapshot_endpoint, error))
@@ -693,7 +724,7 @@ kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshot
     }
   if (!set_socket_options (transport, error)
       || !secure_socket (transport, transport->socket, settings->ipv6, error)
-      || !monitor_refusals (transport, error)
+      || !monitor_refusals (transport, transport->socket, "live", error)
       || (transport->endpoint = bind_socket (transport, transport->socket,
                                              "kv_events_bind_endpoint", settings->bind_endpoint,
                                              error))
@@ -746,15 +777,18 @@ kvev_transport_snapshot_counts (const KvevTransport *transport, KvevSnapshotCoun
 void
 kvev_transport_free (KvevTransport *transport, int linger_ms)
 {
+  guint i;
+
   if (transport == NULL)
     return;
   kvev_snapshot_server_stop (transport->snapshots);
   kvev_replay_stop (transport->replay);
-  if (transport->monitor != NULL)
-    {
-      zmq_socket_monitor (transport->socket, NULL, 0);
-      zmq_close (transport->monitor);
-    }
+  /* The side sockets are closed, which ended their monitors: the live
+   * one's ends here, before its socket goes too. */
+  if (transport->n_monitors > 0 && transport->socket != NULL)
+    zmq_socket_monitor (transport->socket, NULL, 0);
+  for (i = 0; i < transport->n_monitors; i++)
+    zmq_close (transport->monitors[i]);
   if (transport->socket != NULL)
     {
       zmq_setsockopt (transport->socket, ZMQ_LINGER, &linger_ms, sizeof linger_ms);

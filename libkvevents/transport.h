@@ -28,8 +28,8 @@ typedef struct
   /* Every subscribe and unsubscribe message seen, matching or not. */
   guint64 subscribe_messages;
   guint64 unsubscribe_messages;
-  /* Connections refused for their address: closed at accept, or refused
-   * by the ZAP handler. */
+  /* Connections refused for their address, on any of the sockets:
+   * closed at accept, or refused by the ZAP handler. */
   guint64 refused_addresses;
   /* CURVE handshakes refused for a client key not allowed. */
   guint64 refused_keys;

@@ -7,6 +7,12 @@
 #include "encode.h"
 #include "fault.h"
 
+/* Heartbeats that new subscriptions call for go at most this often: a
+ * peer that subscribes and unsubscribes in a loop would otherwise make
+ * the thread send one to every subscriber for each subscription.  A new
+ * subscriber still learns the sequence within this long. */
+#define SUBSCRIBED_BEAT_US (100 * 1000)
+
 struct _KvevWorker
 {
   const KvevSettings *settings;
@@ -16,7 +22,11 @@ struct _KvevWorker
   GThread *thread;
   guint64 next_sequence;
   gint64 last_message_time; /* monotonic: when the last message went */
-  gboolean beat;            /* the sleep found a heartbeat due */
+  gint64 last_beat_time;    /* monotonic: when the last heartbeat went */
+  /* Monotonic: when the heartbeat new subscriptions call for falls due;
+   * G_MAXINT64 while none does. */
+  gint64 subscribed_beat_time;
+  gboolean beat; /* the sleep found a heartbeat due */
 
   /* Written by the thread for every message, read by anyone. */
   KvevWorkerCounts counts;
@@ -131,23 +141,40 @@ retire (KvevWorker *worker, guint64 last_event_id)
 }
 
 /* With heartbeats on, whether one is due: the stream was quiet for the
- * interval, or a subscriber just came and should learn the sequence. */
+ * interval, or a subscriber came and should learn the sequence.  That
+ * one goes at once, or SUBSCRIBED_BEAT_US after the last heartbeat if
+ * that is later, for every subscription taken in until then. */
 static gboolean
 heartbeat_due (KvevWorker *worker)
 {
   gint64 interval_us = (gint64) worker->settings->heartbeat_ms * 1000;
+  gint64 now;
 
   if (interval_us == 0)
     return FALSE;
-  return kvev_transport_take_new_subscriptions (worker->transport) > 0
-         || g_get_monotonic_time () - worker->last_message_time >= interval_us;
+  now = g_get_monotonic_time ();
+  if (kvev_transport_take_new_subscriptions (worker->transport) > 0
+      && worker->subscribed_beat_time == G_MAXINT64)
+    worker->subscribed_beat_time = MAX (now, worker->last_beat_time + SUBSCRIBED_BEAT_US);
+  return now >= worker->subscribed_beat_time || now - worker->last_message_time >= interval_us;
+}
+
+/* The empty batch of kvevents(7), HEARTBEATS: it tells every subscriber
+ * the sequence, those the pending one was for too. */
+static void
+publish_heartbeat (KvevWorker *worker)
+{
+  publish_batch (worker, NULL, 0);
+  worker->last_beat_time = worker->last_message_time;
+  worker->subscribed_beat_time = G_MAXINT64;
 }
 
 /* The queue's sleep (KvevQueueSleep): a nap waits on the bell alone, to
  * the microsecond, which zmq_poll() cannot time, and the worker takes
  * subscriptions in between batches anyway; a sleep until the next event
  * also waits on the peers, and with heartbeats on until the next one is
- * due, and then leaves the pop to send it. */
+ * due, of the interval or held back for subscriptions, and then leaves
+ * the pop to send it. */
 static gboolean
 worker_sleep (gpointer data, int bell_fd, gint64 end_time)
 {
@@ -160,7 +187,9 @@ worker_sleep (gpointer data, int bell_fd, gint64 end_time)
       return FALSE;
     }
   kvev_transport_wait (worker->transport, bell_fd,
-                       interval_us > 0 ? worker->last_message_time + interval_us : -1);
+                       interval_us > 0 ? MIN (worker->last_message_time + interval_us,
+                                              worker->subscribed_beat_time)
+                                       : -1);
   worker->beat = heartbeat_due (worker);
   return worker->beat;
 }
@@ -179,6 +208,9 @@ worker_main (gpointer data)
   guint n, i;
 
   worker->last_message_time = g_get_monotonic_time ();
+  /* The first subscriber's heartbeat goes at once. */
+  worker->last_beat_time = worker->last_message_time - SUBSCRIBED_BEAT_US;
+  worker->subscribed_beat_time = G_MAXINT64;
   while (kvev_queue_pop (worker->queue, calls, settings->max_batch_events,
                          settings->batch_wait_us, &n, &reserved_gaps))
     {
@@ -197,9 +229,8 @@ worker_main (gpointer data)
            * it would otherwise hear of subscriptions. */
           kvev_transport_take_in (worker->transport);
         }
-      /* The empty batch of kvevents(7), HEARTBEATS. */
       if (worker->beat || heartbeat_due (worker))
-        publish_batch (worker, NULL, 0);
+        publish_heartbeat (worker);
       worker->beat = FALSE;
     }
   return NULL;

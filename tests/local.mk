@@ -120,6 +120,17 @@ EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
 	tests/test-slow-subscribers.py tests/test-snapshot-peers.py tests/interop_master.py
 
+# What one peer may cost the master, each bound in a test of its own:
+# the topic frame of a message refused for a subscriber left behind;
+# refused addresses counted on every socket; heartbeats for subscriptions
+# in a loop.
+if HAVE_ZMQ
+TESTS += tests/test-topic-refusals.py tests/test-refused-addresses.py \
+	tests/test-heartbeat-rate.py
+endif
+EXTRA_DIST += tests/test-topic-refusals.py tests/test-refused-addresses.py \
+	tests/test-heartbeat-rate.py
+
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The
 # standard library only, with interop-publisher, sendframes and
