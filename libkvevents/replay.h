@@ -1,10 +1,10 @@
 /* replay.h: the last messages again, for a subscriber that lost some.
  *
  * The worker keeps every message it sent in a buffer bounded in messages
- * and in bytes, sharing the payload ZeroMQ already holds (no copy); a
- * thread of its own answers requests on a ROUTER socket in vLLM's replay
- * protocol (kvevents(7), REPLAY), so a long replay never stalls the live
- * stream.  Built only with the transport, which makes the socket with its
+ * and in bytes (replay-buffer.h), sharing the payload ZeroMQ already
+ * holds (no copy); a thread of its own answers requests on a ROUTER
+ * socket in vLLM's replay protocol (kvevents(7), REPLAY), so a long
+ * replay never stalls the live stream.  Built only with the transport, which makes the socket with its
  * own keys and policy and owns the replay.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0

@@ -114,11 +114,11 @@ check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py \
-	tests/test-slow-subscribers.py
+	tests/test-slow-subscribers.py tests/test-replay-bounds.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
-	tests/test-slow-subscribers.py tests/interop_master.py
+	tests/test-slow-subscribers.py tests/interop_master.py tests/test-replay-bounds.py
 
 # kvevents-sub as a replay client: loss it makes on purpose filled through
 # replay, under CURVE too, heartbeats and a new publisher_id.  The
