@@ -46,6 +46,14 @@ tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) -I$(top_srcdir)/tools/ben
 tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
 
+# The replay buffer: heartbeat runs, gaps and its bounds.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-replay-buffer
+TESTS += tests/test-replay-buffer
+tests_test_replay_buffer_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS)
+tests_test_replay_buffer_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS)
+endif
+
 # The publisher on real sockets (ipc in a temporary directory, tcp on
 # 127.0.0.1), decoded with msgpack-c.
 if HAVE_ZMQ
