@@ -148,7 +148,7 @@ static const Flag flags[] = {
     N_ ("bin|skip") },
   { "kv_events_heartbeat_ms", UINT32_FIELD (heartbeat_ms, 0, 0, KVEV_MAX_HEARTBEAT_MS),
     N_ ("Milliseconds without a message after which an empty one is sent, and one "
-        "is sent at once to a new subscriber (0: none)"),
+        "is sent within 100 ms to a new subscriber (0: none)"),
     N_ ("MS") },
   { "kv_events_emit_publisher_id", BOOLEAN_FIELD (emit_publisher_id, FALSE),
     N_ ("Add this publisher's random instance id to every event as publisher_id"), N_ ("[BOOL]") },

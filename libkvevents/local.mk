@@ -73,6 +73,8 @@ kvev_library_sources += \
 	%reldir%/ledger.c \
 	%reldir%/service.h \
 	%reldir%/service.c \
+	%reldir%/replay-buffer.h \
+	%reldir%/replay-buffer.c \
 	%reldir%/replay.h \
 	%reldir%/replay.c \
 	%reldir%/snapshot-server.h \

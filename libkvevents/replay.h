@@ -1,11 +1,13 @@
 /* replay.h: the last messages again, for a subscriber that lost some.
  *
  * The worker keeps every message it sent in a buffer bounded in messages
- * and in bytes, sharing the payload ZeroMQ already holds (no copy); a
- * thread of its own answers requests on a ROUTER socket in vLLM's replay
- * protocol (kvevents(7), REPLAY), so a long replay never stalls the live
- * stream.  Built only with the transport, which makes the socket with its
- * own keys and policy and owns the replay.
+ * and in bytes (replay-buffer.h), sharing the payload ZeroMQ already
+ * holds (no copy); a thread of its own answers requests on a ROUTER
+ * socket in vLLM's replay protocol (kvevents(7), REPLAY), so a long
+ * replay never stalls the live stream, and serves every peer in turn
+ * without waiting for any, so a stalled reader never stalls the others.
+ * Built only with the transport, which makes the socket with its own
+ * keys and policy and owns the replay.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -35,8 +37,8 @@ void kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message,
 /* Thread-safe. */
 void kvev_replay_counts (const KvevReplay *replay, KvevReplayCounts *counts);
 
-/* Ends the thread, which closes its socket, and frees the buffer.  Before
- * the context is terminated. */
+/* Ends the thread, which closes its socket, and frees the buffer, never
+ * waiting for a peer.  Before the context is terminated. */
 void kvev_replay_stop (KvevReplay *replay);
 
 G_END_DECLS

@@ -35,9 +35,10 @@
  *    (kv_events_io_threads);
  *  - each socket's mailbox: the XPUB socket; the ZAP handler's REP socket
  *    when an allow-list is set (zap.c; its inproc bind takes none); with
- *    an address allow-list, the socket monitor's two PAIR sockets
- *    (transport-zmq.c); with replay, and again with snapshots, a ROUTER
- *    socket and the two PAIR sockets that stop its thread (service.c);
+ *    an address allow-list, the two PAIR sockets of each bound socket's
+ *    monitor (transport-zmq.c); with replay, and again with snapshots, a
+ *    ROUTER socket and the two PAIR sockets that stop its thread
+ *    (service.c);
  *  - zmq_bind() on tcp://: the netlink socket of getifaddrs() while it
  *    resolves the address, then the listening socket (ipc:// takes only
  *    the latter; both are counted for every endpoint), for each bound
@@ -165,8 +166,8 @@ kvev_resources_check (const KvevSettings *settings, GError **error)
   gboolean monitor = settings->security->allowed_addresses != NULL;
   guint services = (settings->replay_endpoint != NULL ? 1 : 0)
                    + (settings->snapshot_endpoint != NULL ? 1 : 0);
-  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 : 0) + 3 * services;
   guint binds = 1 + services;
+  guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 * binds : 0) + 3 * services;
 
   return check_descriptors (ZMQ_CONTEXT_FDS + ZMQ_IO_THREAD_FDS * settings->io_threads
                                 + ZMQ_SOCKET_FDS * sockets + ZMQ_BIND_FDS * binds + QUEUE_FDS

@@ -18,11 +18,17 @@ struct _KvevService
   GThread *thread;
   guint max_frames;
   KvevServeFunc serve;
+  KvevPumpFunc pump; /* or NULL */
   gpointer data;
 };
 
-/* Reads one request, all of its frames, and hands it over. */
-static void
+/* Requests read at most between two calls of the pump: a peer that
+ * floods requests does not hold up the replies. */
+#define REQUESTS_PER_WAKE 64
+
+/* Reads one request, all of its frames, and hands it over; FALSE when
+ * there was none. */
+static gboolean
 serve_one (KvevService *service)
 {
   g_autofree zmq_msg_t *frames = g_new (zmq_msg_t, service->max_frames);
@@ -51,12 +57,14 @@ serve_one (KvevService *service)
     service->serve (service, frames, n, service->data);
   for (i = 0; i < MIN (n, service->max_frames); i++)
     zmq_msg_close (&frames[i]);
+  return n > 0;
 }
 
 static gpointer
 service_main (gpointer data)
 {
   KvevService *service = data;
+  long timeout = -1;
 
   for (;;)
     {
@@ -64,8 +72,9 @@ service_main (gpointer data)
         { service->socket, 0, ZMQ_POLLIN, 0 },
         { service->stop_in, 0, ZMQ_POLLIN, 0 },
       };
+      guint n = 0;
 
-      if (zmq_poll (items, 2, -1) < 0)
+      if (zmq_poll (items, 2, timeout) < 0)
         {
           if (zmq_errno () == EINTR)
             continue;
@@ -74,7 +83,10 @@ service_main (gpointer data)
       if (items[1].revents != 0)
         break;
       if (items[0].revents != 0)
-        serve_one (service);
+        while (n < REQUESTS_PER_WAKE && serve_one (service))
+          n++;
+      if (service->pump != NULL)
+        timeout = service->pump (service, service->data);
     }
   zmq_close (service->socket);
   zmq_close (service->stop_in);
@@ -85,6 +97,15 @@ gboolean
 kvev_service_start (KvevService **out, const char *name, void *context, void *socket,
                     guint max_frames, KvevServeFunc serve, gpointer data, GError **error)
 {
+  return kvev_service_start_pumped (out, name, context, socket, max_frames, serve, NULL, data,
+                                    error);
+}
+
+gboolean
+kvev_service_start_pumped (KvevService **out, const char *name, void *context, void *socket,
+                           guint max_frames, KvevServeFunc serve, KvevPumpFunc pump, gpointer data,
+                           GError **error)
+{
   KvevService *service = g_new0 (KvevService, 1);
   g_autofree char *stop_endpoint = g_strdup_printf ("inproc://%s-stop", name);
   int linger = 0;
@@ -92,6 +113,7 @@ kvev_service_start (KvevService **out, const char *name, void *context, void *so
   g_assert (max_frames > 0);
   service->max_frames = max_frames;
   service->serve = serve;
+  service->pump = pump;
   service->data = data;
   service->stop_in = zmq_socket (context, ZMQ_PAIR);
   service->stop_out = zmq_socket (context, ZMQ_PAIR);

@@ -1,5 +1,6 @@
 /* service.h: a ROUTER socket answered by a thread of its own, one request
- * at a time: what the replay and snapshot sockets have in common.
+ * at a time, and between requests what a pump does: what the replay and
+ * snapshot sockets have in common.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVEVENTS_SERVICE_H
@@ -20,6 +21,13 @@ typedef struct _KvevService KvevService;
 typedef void (*KvevServeFunc) (KvevService *service, zmq_msg_t *frames, guint n_frames,
                                gpointer data);
 
+/* Work a service does on its thread between requests, which must never
+ * wait for a peer: called after each batch of requests read and once the
+ * time it last asked for has passed.  Returns how long the thread may
+ * then wait for a request before it calls it again, in ms: -1 until a
+ * request comes, 0 for at once. */
+typedef long (*KvevPumpFunc) (KvevService *service, gpointer data);
+
 /* Starts a thread called name serving socket, which it then owns and
  * closes.  max_frames is at least 1.  *service is set before the thread
  * starts, so that serve and what it calls may read it from data.  FALSE,
@@ -27,6 +35,11 @@ typedef void (*KvevServeFunc) (KvevService *service, zmq_msg_t *frames, guint n_
  * made; socket is then the caller's again. */
 gboolean kvev_service_start (KvevService **service, const char *name, void *context, void *socket,
                              guint max_frames, KvevServeFunc serve, gpointer data, GError **error);
+
+/* The same, with pump run between requests (see KvevPumpFunc). */
+gboolean kvev_service_start_pumped (KvevService **service, const char *name, void *context,
+                                    void *socket, guint max_frames, KvevServeFunc serve,
+                                    KvevPumpFunc pump, gpointer data, GError **error);
 
 /* Ends the thread, after the request it serves, and frees the service. */
 void kvev_service_stop (KvevService *service);

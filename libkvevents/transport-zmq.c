@@ -627,13 +627,11 @@ start_replay (KvevTransport *transport, GError **error)
                    zmq_strerror (zmq_errno ()));
       return FALSE;
     }
-  /* A whole reply fits in one reader's pipe, so the thread hands it over
-   * at once and serves the next request, however slowly that reader
-   * reads: the messages share the buffer's payloads, so the pipe holds
-   * what the buffer already holds, and a few bytes a message. */
-  if (!set_int_option (socket, ZMQ_SNDHWM,
-                       (int) MIN (settings->replay_buffer_messages, (guint32) G_MAXINT - 2) + 2,
-                       "ZMQ_SNDHWM", error)
+  /* Reply messages in one reader's pipe: replay.c bounds their payload
+   * bytes, this their number, each some 256 bytes of frames beyond its
+   * payload (a quarter of a MiB a reader), and enough that a reader that
+   * keeps up finds messages waiting between two turns of the thread. */
+  if (!set_int_option (socket, ZMQ_SNDHWM, 1000, "ZMQ_SNDHWM", error)
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
       || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_ipv6, error)
       || !secure_socket (transport, socket, settings->replay_ipv6, error)

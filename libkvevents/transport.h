@@ -40,9 +40,12 @@ typedef struct
 {
   guint64 requests;           /* answered, from the first message asked for */
   guint64 malformed_requests; /* not [identity, "", 8-byte sequence]: counted, unanswered */
+  guint64 refused_requests;   /* unanswered: too many queued, or a stalled peer's */
+  guint64 abandoned_replies;  /* cut short: the peer read nothing for 5 s */
   guint64 messages;           /* replayed, end markers aside */
-  guint64 buffered_messages;  /* in the buffer now */
-  guint64 buffered_bytes;     /* their payloads */
+  guint64 held_bytes;         /* payloads of replies that libzmq holds now */
+  guint64 buffered_messages;  /* in the buffer now, heartbeat runs included */
+  guint64 buffered_bytes;     /* their payloads, heartbeat runs aside */
 } KvevReplayCounts;
 
 /* What the snapshot server did (snapshot-server.c). */

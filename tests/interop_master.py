@@ -1,6 +1,7 @@
 # interop_master.py: tests/interop-publisher driven from a Python test,
-# one command a line (see interop-publisher.c for the commands), and the
-# subscribers the tests connect to it.
+# one command a line (see interop-publisher.c for the commands), the
+# subscribers the tests connect to it, and what a test reads of a
+# process's resources.
 import json
 import os
 import subprocess
@@ -66,6 +67,30 @@ class Master:
         self.process.stdin.close()
         self.process.wait(timeout=self.stop_timeout)
         return self.process.returncode
+
+
+def rss(pid):
+    """The resident set of process pid, in bytes."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def cpu_seconds(pid):
+    """The CPU time process pid used so far, user and system."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sanitized(pid):
+    """Whether process pid runs under ASan or TSan: ASan keeps freed
+    memory in quarantine and TSan shadows every byte, so its RSS says
+    nothing of what it holds."""
+    with open("/proc/%d/maps" % pid) as maps:
+        return any("libasan" in line or "libtsan" in line for line in maps)
 
 
 def subscriber(context, endpoint, prefix=b"", **options):

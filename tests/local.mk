@@ -46,6 +46,14 @@ tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) -I$(top_srcdir)/tools/ben
 tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif
 
+# The replay buffer: heartbeat runs, gaps and its bounds.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-replay-buffer
+TESTS += tests/test-replay-buffer
+tests_test_replay_buffer_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS)
+tests_test_replay_buffer_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS)
+endif
+
 # The publisher on real sockets (ipc in a temporary directory, tcp on
 # 127.0.0.1), decoded with msgpack-c.
 if HAVE_ZMQ
@@ -114,11 +122,12 @@ check_PROGRAMS += tests/interop-publisher
 tests_interop_publisher_LDADD = $(TEST_PUBLIC_LIBS)
 TESTS += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py \
-	tests/test-slow-subscribers.py tests/test-snapshot-peers.py
+	tests/test-slow-subscribers.py tests/test-snapshot-peers.py tests/test-replay-bounds.py
 endif
 EXTRA_DIST += tests/test-interop.py tests/test-hostile.py tests/test-subscribers.py \
 	tests/test-replay.py tests/test-snapshot.py tests/test-metrics.py tests/tap.py \
-	tests/test-slow-subscribers.py tests/test-snapshot-peers.py tests/interop_master.py
+	tests/test-slow-subscribers.py tests/test-snapshot-peers.py tests/test-replay-bounds.py \
+	tests/interop_master.py
 
 # What one peer may cost the master, each bound in a test of its own:
 # the topic frame of a message refused for a subscriber left behind;

@@ -11,6 +11,7 @@ import struct
 import subprocess
 import time
 
+import interop_master
 from tap import check, finish, require, scratch_directory, skip
 
 (zmq,) = require("zmq")
@@ -36,10 +37,7 @@ class Master:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             preexec_fn=limit)
         self.endpoint = self.process.stdout.readline().strip()
-        # ASan keeps freed memory in quarantine and TSan shadows every
-        # byte: a sanitized master's RSS says nothing of what it holds.
-        with open("/proc/%d/maps" % self.process.pid) as maps:
-            self.sanitized = any("libasan" in line or "libtsan" in line for line in maps)
+        self.sanitized = interop_master.sanitized(self.process.pid)
         self.port = (int(self.endpoint.rsplit(":", 1)[1])
                      if self.endpoint.startswith("tcp://") else 0)
 
@@ -49,16 +47,10 @@ class Master:
         return self.process.stdout.readline().strip() == "ok"
 
     def rss(self):
-        with open("/proc/%d/status" % self.process.pid) as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        return 0
+        return interop_master.rss(self.process.pid)
 
     def cpu_seconds(self):
-        with open("/proc/%d/stat" % self.process.pid) as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return interop_master.cpu_seconds(self.process.pid)
 
     def stop(self):
         self.process.stdin.close()
