@@ -451,19 +451,26 @@ reset_peak_rss (void)
   return file != NULL && fputs ("5", file) >= 0 && fclose (file) == 0;
 }
 
-/* The memory children's side of their protocol: resets VmHWM, says
- * "ready", waits for the parent's line (or for it to go away), and
- * reads the RSS before and after and the peak since the reset (-1 when
- * this kernel cannot reset it). */
-static void
-child_serve_parent (gint64 *rss_before, gint64 *rss_after, long *peak_kib)
+/* The memory children's side of their protocol: resets VmHWM, reads the
+ * RSS, and says "ready"; FALSE when this kernel cannot reset VmHWM. */
+static gboolean
+child_ready (gint64 *rss_before)
 {
   gboolean reset = reset_peak_rss ();
-  char line[64];
 
   *rss_before = bench_rss_bytes ();
   printf ("ready\n");
   fflush (stdout);
+  return reset;
+}
+
+/* Then waits for the parent's line (or for it to go away), and reads the
+ * RSS and the peak since the reset (-1 without one). */
+static void
+child_wait_parent (gboolean reset, gint64 *rss_after, long *peak_kib)
+{
+  char line[64];
+
   if (fgets (line, sizeof line, stdin) == NULL)
     line[0] = '\0';
   *rss_after = bench_rss_bytes ();
@@ -478,6 +485,7 @@ bench_snapshot_child_main (guint n_objects, guint key_len, const char *tmp_dir)
   KvevPublisher *publisher;
   gint64 rss_before, rss_after;
   long peak_kib;
+  gboolean reset;
 
   if (tmp_dir == NULL)
     {
@@ -494,7 +502,8 @@ bench_snapshot_child_main (guint n_objects, guint key_len, const char *tmp_dir)
     }
   /* Without the reset VmHWM would be the store's build, not the walk;
    * the parent reads the snapshot meanwhile. */
-  child_serve_parent (&rss_before, &rss_after, &peak_kib);
+  reset = child_ready (&rss_before);
+  child_wait_parent (reset, &rss_after, &peak_kib);
   printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %ld %" G_GUINT64_FORMAT "\n", rss_before,
           rss_after, peak_kib, kvev_publisher_stat (publisher, KVEV_STAT_SNAPSHOT_OBJECTS));
   fflush (stdout);
@@ -606,8 +615,11 @@ run_child (const BenchSettings *settings, void *context, guint n, double pace, C
 
 /* ---- hostile replay readers -------------------------------------------- */
 
-/* Messages filled at a time into the hostile child's replay buffer. */
+/* Messages filled at a time into the hostile child's replay buffer, and
+ * events queued at a time meanwhile: few, so that the queue's own memory
+ * does not count as what replay holds. */
 #define HOSTILE_FILL_MESSAGES 64
+#define HOSTILE_FILL_ROUND 4096
 #define HOSTILE_PEERS 4
 /* Each hostile peer's receive high-water mark, in messages: it reads
  * nothing, so what the replay service makes for it stays on the
@@ -617,9 +629,12 @@ run_child (const BenchSettings *settings, void *context, guint n, double pace, C
 
 /* The publisher of the hostile-replay figure (--memory-child
  * replay_hostile): a replay buffer of buffer_bytes, filled, then what
- * four peers that ask and never read make it hold.  Protocol as the
- * snapshot child's: "ready", then at the parent's line one line
- * RSS_BEFORE RSS_AFTER PEAK_KIB HELD_BYTES. */
+ * four peers that ask and never read make it hold.  "ready"; at the
+ * parent's first line it publishes twice the buffer and says "rolled";
+ * at its second, one line RSS_BEFORE RSS_AFTER PEAK_KIB HELD_BYTES.
+ * Replies share the payload the buffer holds, so peers that never read
+ * pin memory of their own only once the buffer moves on, as a live
+ * master's does. */
 int
 bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *tmp_dir)
 {
@@ -631,8 +646,9 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
   KvevPublisher *publisher;
   gint64 rss_before, rss_after;
   long peak_kib;
-  guint64 held = 0, per_message;
-  gboolean ok = TRUE;
+  guint64 held = 0, per_message = 1;
+  gboolean ok = TRUE, reset;
+  char line[64];
   guint round;
 
   if (tmp_dir == NULL)
@@ -642,7 +658,7 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
     }
   endpoint = g_strdup_printf ("ipc://%s/hostile-live", tmp_dir);
   replay_endpoint = g_strdup_printf ("ipc://%s/hostile-replay", tmp_dir);
-  config = bench_config_new (endpoint, QUEUE_CAPACITY, TRUE);
+  config = bench_config_new (endpoint, HOSTILE_FILL_ROUND, TRUE);
   /* So many messages that the bytes are the bound that holds. */
   ok = bench_config_set_replay (config, replay_endpoint, G_MAXINT32, &error)
        && kvev_config_set (config, "kv_events_replay_buffer_bytes", bytes_text, &error);
@@ -655,7 +671,8 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
   /* Until the buffer evicts: full to its bound. */
   for (round = 0; ok && round < 100000; round++)
     {
-      ok = bench_replay_fill (publisher, key_len, HOSTILE_FILL_MESSAGES, QUEUE_CAPACITY, &error);
+      ok = bench_replay_fill (publisher, key_len, HOSTILE_FILL_MESSAGES, HOSTILE_FILL_ROUND,
+                              &error);
       held = kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_BYTES);
       per_message
           = held / MAX (kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_MESSAGES), 1);
@@ -668,7 +685,20 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
       kvev_publisher_free (publisher);
       return 1;
     }
-  child_serve_parent (&rss_before, &rss_after, &peak_kib);
+  reset = child_ready (&rss_before);
+  if (fgets (line, sizeof line, stdin) == NULL)
+    line[0] = '\0';
+  ok = bench_replay_fill (publisher, key_len, (guint) (2 * held / MAX (per_message, 1)),
+                          HOSTILE_FILL_ROUND, &error);
+  printf (ok ? "rolled\n" : "failed\n");
+  fflush (stdout);
+  child_wait_parent (reset, &rss_after, &peak_kib);
+  if (!ok)
+    {
+      g_printerr ("kvevents-bench: %s\n", error->message);
+      kvev_publisher_free (publisher);
+      return 1;
+    }
   printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %ld %" G_GUINT64_FORMAT "\n", rss_before,
           rss_after, peak_kib, held);
   fflush (stdout);
@@ -683,11 +713,31 @@ typedef struct
   guint64 asked;          /* requests the peers sent */
 } HostileResult;
 
-/* Four DEALERs of context that ask the child's replay endpoint for
- * everything, every HOSTILE_ASK_MS for duration_ms, and read nothing. */
+/* Peers that ask every HOSTILE_ASK_MS until deadline_ns; a peer whose
+ * own queue is full asks no more (DONTWAIT). */
+static void
+hostile_ask (void **peers, guint n_peers, gint64 deadline_ns, guint64 *asked)
+{
+  const guint64 start_be = GUINT64_TO_BE (0);
+  guint i;
+
+  while (bench_now_ns () < deadline_ns)
+    {
+      for (i = 0; i < n_peers; i++)
+        if (zmq_send (peers[i], "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) == 0
+            && zmq_send (peers[i], &start_be, sizeof start_be, ZMQ_DONTWAIT) > 0)
+          (*asked)++;
+      g_usleep (HOSTILE_ASK_MS * 1000);
+    }
+}
+
+/* n_peers DEALERs of context (HOSTILE_PEERS at most) that ask the
+ * child's replay endpoint for everything, every HOSTILE_ASK_MS for
+ * duration_ms, and read nothing; half way the child rolls its buffer
+ * over. */
 static gboolean
 run_hostile_child (const BenchSettings *settings, void *context, guint buffer_bytes,
-                   guint duration_ms, HostileResult *result, GError **error)
+                   guint duration_ms, guint n_peers, HostileResult *result, GError **error)
 {
   g_autofree char *bytes_text = g_strdup_printf ("%u", buffer_bytes);
   g_autofree char *key_len = g_strdup_printf ("%u", settings->key_len);
@@ -695,13 +745,12 @@ run_hostile_child (const BenchSettings *settings, void *context, guint buffer_by
   const char *argv[]
       = { settings->self, "--memory-child", "replay_hostile", "--memory-events", bytes_text,
           "--key-len",    key_len,          "--tmp-dir",      settings->tmp_dir, NULL };
-  const guint64 start_be = GUINT64_TO_BE (0);
   void *peers[HOSTILE_PEERS] = { NULL };
   Child child;
   char line[256];
-  gint64 rss_before, rss_after, deadline;
+  gint64 rss_before, rss_after;
   long peak_kib;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, rolled;
   guint i;
 
   if (!child_spawn (argv, &child, error))
@@ -710,31 +759,26 @@ run_hostile_child (const BenchSettings *settings, void *context, guint buffer_by
     {
       int hwm = HOSTILE_RCVHWM, zero = 0;
 
-      for (i = 0; i < HOSTILE_PEERS; i++)
+      for (i = 0; i < n_peers; i++)
         {
           peers[i] = zmq_socket (context, ZMQ_DEALER);
           zmq_setsockopt (peers[i], ZMQ_RCVHWM, &hwm, sizeof hwm);
           zmq_setsockopt (peers[i], ZMQ_LINGER, &zero, sizeof zero);
           zmq_connect (peers[i], endpoint);
         }
-      deadline = bench_now_ns () + (gint64) duration_ms * 1000000;
-      while (bench_now_ns () < deadline)
-        {
-          /* A peer whose own queue is full asks no more: DONTWAIT. */
-          for (i = 0; i < HOSTILE_PEERS; i++)
-            if (zmq_send (peers[i], "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) == 0
-                && zmq_send (peers[i], &start_be, sizeof start_be, ZMQ_DONTWAIT) > 0)
-              result->asked++;
-          g_usleep (HOSTILE_ASK_MS * 1000);
-        }
+      hostile_ask (peers, n_peers, bench_now_ns () + (gint64) duration_ms * 500000, &result->asked);
+      fputs ("roll\n", child.out);
+      fflush (child.out);
+      rolled = fgets (line, sizeof line, child.in) != NULL && strcmp (line, "rolled\n") == 0;
+      hostile_ask (peers, n_peers, bench_now_ns () + (gint64) duration_ms * 500000, &result->asked);
       fputs ("done\n", child.out);
       fflush (child.out);
       if (fgets (line, sizeof line, child.in) != NULL
           && sscanf (line, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %ld %" G_GUINT64_FORMAT,
                      &rss_before, &rss_after, &peak_kib, &result->held)
                  == 4)
-        ok = TRUE;
-      for (i = 0; i < HOSTILE_PEERS; i++)
+        ok = rolled;
+      for (i = 0; i < n_peers; i++)
         zmq_close (peers[i]);
     }
   if (!child_reap (&child, error))
@@ -1203,6 +1247,15 @@ add_slow_notes (SlowFigures *f)
                        bench_sum (bench_figure_find_extra (f->cpu_walk, "lock_waits")->values),
                        bench_sum (bench_figure_find_extra (f->cpu_walk, "calls")->values)));
   bench_figure_set_note (
+      f->hostile,
+      g_strdup_printf (
+          _ ("%.0f KiB over a buffer of %.0f KiB (%.0f KiB with no peer), %.0f requests"),
+          bench_median (bench_figure_find_extra (f->hostile, "peak_rss_growth_kib")->values),
+          bench_median (bench_figure_find_extra (f->hostile, "buffer_held_bytes")->values) / 1024,
+          bench_median (
+              bench_figure_find_extra (f->hostile, "no_peer_peak_rss_growth_kib")->values),
+          bench_median (bench_figure_find_extra (f->hostile, "requests")->values)));
+  bench_figure_set_note (
       f->rate_busy,
       g_strdup_printf (_ ("%.0f snapshots read to the end; %.0f events dropped"),
                        bench_sum (bench_figure_find_extra (f->rate_busy, "snapshots")->values),
@@ -1401,14 +1454,19 @@ bench_snapshot (BenchReport *report, const BenchSettings *settings, GError **err
       if (ok && run < slow_runs)
         {
           guint buffer = settings->smoke ? SMOKE_HOSTILE_BUFFER_BYTES : HOSTILE_BUFFER_BYTES;
-          HostileResult hostile = { 0 };
+          HostileResult hostile = { 0 }, alone = { 0 };
 
-          ok = run_hostile_child (settings, context, buffer,
-                                  settings->smoke ? SMOKE_HOSTILE_MS : HOSTILE_MS, &hostile, error);
+          /* The same roll with no peer: what publishing costs anyway. */
+          ok = run_hostile_child (settings, context, buffer, 0, 0, &alone, error)
+               && run_hostile_child (settings, context, buffer,
+                                     settings->smoke ? SMOKE_HOSTILE_MS : HOSTILE_MS, HOSTILE_PEERS,
+                                     &hostile, error);
           if (ok)
             {
               bench_figure_add (slow.hostile, hostile.peak_growth_kib * 1024 / buffer);
               bench_figure_add_extra (slow.hostile, "peak_rss_growth_kib", hostile.peak_growth_kib);
+              bench_figure_add_extra (slow.hostile, "no_peer_peak_rss_growth_kib",
+                                      alone.peak_growth_kib);
               bench_figure_add_extra (slow.hostile, "buffer_held_bytes", (double) hostile.held);
               bench_figure_add_extra (slow.hostile, "requests", (double) hostile.asked);
             }
