@@ -277,10 +277,11 @@ bench_add_targets (BenchReport *report)
       /* kvevents(7), HOSTILE PEERS: no call the master makes under its
        * lock waits for a peer, however slowly the peer reads.  Every run
        * must hold, so the sum. */
-      basis = g_strdup_printf (_ ("sum over the runs of slow_walk.waits; they took %.0f us"),
+      basis = g_strdup_printf (_ ("sum over the runs of slow_walk.waits; every call that waited "
+                                  "took %.0f us"),
                                sum_of (report, "snapshot", "slow_walk.wait_us"));
       bench_report_add_target (report, "snapshot.slow.waits",
-                               _ ("Library calls under the master's lock that waited, slow reader"),
+                               _ ("Library calls under the master's lock that waited 1 ms or more, slow reader"),
                                sum_of (report, "snapshot", "slow_walk.waits"), BENCH_AT_MOST, 0,
                                _ ("calls"), basis);
       g_free (basis);
