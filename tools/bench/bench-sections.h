@@ -37,6 +37,9 @@ gboolean bench_snapshot (BenchReport *report, const BenchSettings *settings, GEr
 /* The publisher process of its memory figures, --memory-child snapshot
  * (bench-memory-child.h); returns the exit status. */
 int bench_snapshot_child_main (guint n_objects, guint key_len, const char *tmp_dir);
+/* The publisher of its hostile replay figure, --memory-child
+ * replay_hostile, with a replay buffer of buffer_bytes. */
+int bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *tmp_dir);
 
 G_END_DECLS
 

@@ -26,6 +26,14 @@ value_of (const BenchReport *report, const char *section, const char *figure_id)
   return figure != NULL ? bench_median (figure->values) : NAN;
 }
 
+static double
+sum_of (const BenchReport *report, const char *section, const char *figure_id)
+{
+  BenchFigure *figure = bench_report_find_figure (report, section, figure_id);
+
+  return figure != NULL && figure->values->len > 0 ? bench_sum (figure->values) : NAN;
+}
+
 /* The median over the runs of figure a / figure b, both measured in
  * every run: for two figures of which neither is the other's baseline. */
 static double
@@ -266,6 +274,50 @@ bench_add_targets (BenchReport *report)
                                _ ("Snapshot of 10^6 objects, request to \"end\""),
                                value_of (report, "snapshot", "walk1000000.ms"), BENCH_AT_MOST, 1000,
                                "ms", _ ("median of walk1000000.ms"));
+      /* kvevents(7), HOSTILE PEERS: no call the master makes under its
+       * lock waits for a peer, however slowly the peer reads.  Every run
+       * must hold, so the sum. */
+      basis = g_strdup_printf (_ ("sum over the runs of slow_walk.waits; every call that waited "
+                                  "took %.0f us"),
+                               sum_of (report, "snapshot", "slow_walk.wait_us"));
+      bench_report_add_target (report, "snapshot.slow.waits",
+                               _ ("Library calls under the master's lock that waited 1 ms or more, slow reader"),
+                               sum_of (report, "snapshot", "slow_walk.waits"), BENCH_AT_MOST, 0,
+                               _ ("calls"), basis);
+      g_free (basis);
+      bench_report_add_target (report, "snapshot.slow.mutator_cpu",
+                               _ ("Mutator's CPU per call during a walk to a slow reader"),
+                               ratio_of (report, "snapshot", "mutator.cpu_ns_per_call.slow_walk"),
+                               BENCH_AT_MOST, 1.1, "x",
+                               _ ("mutator.cpu_ns_per_call.slow_walk / mutator.cpu_ns_per_call"));
+      /* Walks take kv_events_snapshot_duty_percent (10) of the time: the
+       * live stream keeps the rest. */
+      bench_report_add_target (report, "snapshot.paced.rate",
+                               _ ("Paced producer's rate while snapshots are asked back to back"),
+                               ratio_of (report, "snapshot", "paced.events_per_s.snapshots_busy"),
+                               BENCH_AT_LEAST, 0.9, "x",
+                               _ ("paced.events_per_s.snapshots_busy / paced.events_per_s"));
+      /* What a snapshot holds is bounded in bytes, not objects. */
+      bench_report_add_target (
+          report, "snapshot.slow.memory_flat",
+          _ ("Peak RSS growth with a slow reader, 10^6 objects against 10^4"),
+          ratio_of (report, "snapshot", "slow1000000.peak_rss_growth_kib"), BENCH_AT_MOST, 2.0, "x",
+          _ ("slow1000000.peak_rss_growth_kib / slow10000.peak_rss_growth_kib"));
+      bench_report_add_target (
+          report, "snapshot.slow.memory_bound",
+          _ ("Peak RSS growth with a slow reader, 10^6 objects, against 8 MiB held"),
+          value_of (report, "snapshot", "slow1000000.peak_rss_growth_kib") / 8192, BENCH_AT_MOST,
+          1.0, "x", _ ("median of slow1000000.peak_rss_growth_kib / 8192 KiB"));
+      /* The replay service bounds its replies in peers' pipes to
+       * kv_events_replay_buffer_bytes in all: the buffer and at most as
+       * much again. */
+      bench_report_add_target (
+          report, "snapshot.replay_hostile",
+          _ ("Peak RSS growth, 4 replay peers that never read, against the replay buffer"),
+          value_of (report, "snapshot", "replay_hostile.peak_rss_growth_per_buffer"), BENCH_AT_MOST,
+          1.0, "x",
+          _ ("median of replay_hostile.peak_rss_growth_per_buffer "
+             "(kv_events_replay_buffer_bytes)"));
     }
   if (bench_report_find_section (report, "latency") != NULL)
     {

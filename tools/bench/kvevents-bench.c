@@ -166,6 +166,8 @@ main (int argc, char **argv)
     return bench_subscriber_main (subscriber, subscriber_rcvhwm);
   if (memory_child != NULL && strcmp (memory_child, "snapshot") == 0)
     return bench_snapshot_child_main ((guint) memory_events, (guint) key_len, child_tmp_dir);
+  if (memory_child != NULL && strcmp (memory_child, "replay_hostile") == 0)
+    return bench_replay_hostile_child_main ((guint) memory_events, (guint) key_len, child_tmp_dir);
   if (memory_child != NULL)
     return bench_memory_child_main (memory_child, (guint) memory_events, (guint) key_len,
                                     child_tmp_dir);
