@@ -101,20 +101,6 @@ set_string_option (void *socket, int option, const char *value, const char *name
  * disconnected before it costs memory, and before ZAP hears of it. */
 #define INBOUND_FRAME_FLOOR 4096
 
-/* libzmq's default lets a connection that never completes its handshake
- * hold a descriptor for 30 s; a CURVE handshake over a slow link takes
- * two round trips, far less than this. */
-#define HANDSHAKE_IVL_MS 5000
-
-/* The most a subscriber may send in one frame.  Its handshake commands
- * take a few hundred bytes (CURVE's INITIATE with its metadata the most),
- * and a subscription that can match anything is at most the topic and
- * its flag byte: every message's first frame is the topic.  libzmq
- * checks a frame's declared size against this before it allocates, in
- * the handshake too, so a peer that declares a huge frame is
- * disconnected before it costs memory, and before ZAP hears of it. */
-#define INBOUND_FRAME_FLOOR 4096
-
 /* A subscriber sends one subscription, or a few; libzmq moves no more
  * than this many of a peer's at a time. */
 #define INBOUND_HWM 100
