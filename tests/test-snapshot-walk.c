@@ -308,6 +308,7 @@ test_fork_during_walk (void)
   Walk *w = walk_new (publisher, 1);
   void *dealer;
   pid_t pid;
+  int status;
 
   w->release = 0;
   kvev_publisher_set_snapshot_func (publisher, walk, w, walk_destroyed);
@@ -320,7 +321,15 @@ test_fork_during_walk (void)
       kvev_publisher_set_snapshot_func (publisher, walk, w, NULL);
       _exit (g_atomic_int_get (&w->destroyed) == 0 ? 0 : 3);
     }
-  g_assert_cmpint (test_wait_child (pid, 10 * G_USEC_PER_SEC, "the forked child"), ==, 0);
+  status = test_wait_child (pid, 10 * G_USEC_PER_SEC, "the forked child");
+  g_assert_true (WIFEXITED (status));
+  /* Memcheck's leak check in the child counts what only the parent's
+   * vanished threads held as lost, and exits 1 (test-fork.c says more);
+   * the walk's destroy notify run in the child is 3. */
+  if (test_running_on_valgrind () && WEXITSTATUS (status) == 1)
+    g_test_message ("the child's leak check failed, as under memcheck it does");
+  else
+    g_assert_cmpint (WEXITSTATUS (status), ==, 0);
   walk_release (w);
   wait_until (&w->walks, 1);
   kvev_publisher_set_snapshot_func (publisher, NULL, NULL, NULL);

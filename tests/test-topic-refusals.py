@@ -11,14 +11,17 @@ import threading
 import time
 
 import interop_master
-from tap import check, finish, require, scratch_directory
+from tap import check, finish, require, scratch_directory, skip
 
 msgpack, zmq = require("msgpack", "zmq")
 
 tmp = scratch_directory("kvev-topic-")
 context = zmq.Context()
 TOPIC = b"kv@topic-refusals"
-EVENTS = 200000
+# Enough that the stalled one's pipe (kv_events_send_hwm=100, and a
+# small receive buffer) fills and refuses, few enough for a sanitized
+# master.
+EVENTS = 40000
 STEPS = 100
 
 
@@ -31,7 +34,7 @@ class Reader:
         self.shapes = []  # (frames, sequence or None)
         self.events = 0
 
-    def read(self, quiet_ms=1500):
+    def read(self, quiet_ms=5000):
         while self.sub.poll(quiet_ms):
             frames = self.sub.recv_multipart()
             sequence = None
@@ -43,7 +46,7 @@ class Reader:
 
 
 master = interop_master.Master(tmp, "topic", ["kv_events_topic=" + TOPIC.decode(),
-                                              "kv_events_send_hwm=1000",
+                                              "kv_events_send_hwm=100",
                                               "kv_events_send_wait_ms=10",
                                               "kv_events_queue_capacity=1000000",
                                               "kv_events_io_threads=1"])
@@ -57,9 +60,9 @@ before = master.stats()
 reader = Reader(fast)
 thread = threading.Thread(target=reader.read)
 thread.start()
-# In steps, so that the fast one, which takes some 5000 messages a
-# second here, never falls 1000 behind and is left behind too: the
-# stalled one's pipe is full after some 1100 messages.
+# In steps of a few messages, so that the fast one never falls 100
+# behind and is left behind too: the stalled one's pipe is full after
+# some 200 messages.
 ok = True
 for _ in range(STEPS):
     ok = master.command("bulk %d 40" % (EVENTS // STEPS)) == "ok" and ok
@@ -76,13 +79,23 @@ check(reader.shapes and set(shapes) == {3},
       "every message the fast subscriber got has 3 frames (frame counts: %s)" % shapes)
 sequences = [sequence for _, sequence in reader.shapes if sequence is not None]
 gaps = sum(1 for a, b in zip(sequences, sequences[1:]) if b != a + 1)
-check(sequences and gaps == 0
-      and sequences[-1] - sequences[0] + 1 == stats["last_sequence"] - before["last_sequence"],
-      "its sequences have no gap (%d gaps in %d messages, %s..%s of %d..%d)"
-      % (gaps, len(sequences), sequences[:1], sequences[-1:], before["last_sequence"] + 1,
-         stats["last_sequence"]))
+missing = stats["last_sequence"] - before["last_sequence"] - len(sequences)
 enqueued = stats["enqueued_events"] - before["enqueued_events"]
-check(reader.events == enqueued, "it got all %d events (%d)" % (enqueued, reader.events))
+refused = stats["hwm_dropped_messages"] - before["hwm_dropped_messages"]
+if interop_master.sanitized(master.process.pid):
+    # A sanitized publisher's I/O thread is slower than the fast
+    # subscriber, whose pipe then fills too, and libzmq skips a full pipe
+    # without a count (kvevents(7), SLOW SUBSCRIBERS): only the frames and
+    # the send failures say anything of the topic path there.
+    skip("a sanitized publisher leaves the fast subscriber behind too (%d missing, %d refused)"
+         % (missing, refused))
+    skip("a sanitized publisher leaves the fast subscriber behind too")
+else:
+    check(sequences and gaps == 0 and missing == 0,
+          "its sequences have no gap (%d gaps in %d messages, %s..%s of %d..%d)"
+          % (gaps, len(sequences), sequences[:1], sequences[-1:], before["last_sequence"] + 1,
+             stats["last_sequence"]))
+    check(reader.events == enqueued, "it got all %d events (%d)" % (enqueued, reader.events))
 check(stats["send_failures"] == 0 and stats["dropped_events"] == 0,
       "a refusal is no send failure (send_failures %d, dropped_events %d)"
       % (stats["send_failures"], stats["dropped_events"]))
