@@ -238,15 +238,13 @@ send_reply (KvevReplay *replay, Peer *peer, guint64 sequence, zmq_msg_t *payload
   gsize identity_len;
   gconstpointer identity = g_bytes_get_data (peer->identity, &identity_len);
   zmq_msg_t shared;
+  int error = kvev_service_offer_identity (replay->service, identity, identity_len);
 
-  /* Once the identity is in, the other frames always go (service.h). */
-  if (zmq_send (socket, identity, identity_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+  if (error != 0)
     {
-      int error = zmq_errno ();
-
       if (payload != NULL)
         zmq_msg_close (payload);
-      return error != 0 ? error : EHOSTUNREACH;
+      return error;
     }
   zmq_send (socket, "", 0, ZMQ_SNDMORE);
   if (payload == NULL)

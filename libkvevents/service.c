@@ -170,25 +170,16 @@ kvev_service_wait (KvevService *service, long ms)
   return zmq_poll (&stop, 1, ms) == 0;
 }
 
-gboolean
-kvev_service_send_identity (KvevService *service, zmq_msg_t *identity)
+int
+kvev_service_offer_identity (KvevService *service, const void *identity, gsize len)
 {
-  gint64 deadline = g_get_monotonic_time () + KVEV_SERVICE_SEND_TIMEOUT_MS * 1000;
+  int error;
 
-  for (;;)
-    {
-      zmq_msg_t copy;
-
-      zmq_msg_init (&copy);
-      zmq_msg_copy (&copy, identity);
-      if (zmq_msg_send (&copy, service->socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        return TRUE;
-      zmq_msg_close (&copy);
-      /* POLLOUT on the socket says only that some peer has room, maybe
-       * not this one: wait on the stop socket instead, a millisecond at
-       * a time, so that a stop does not wait for a slow reader. */
-      if (zmq_errno () != EAGAIN || g_get_monotonic_time () > deadline
-          || !kvev_service_wait (service, 1))
-        return FALSE;
-    }
+  if (zmq_send (service->socket, identity, len, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+    return 0;
+  error = zmq_errno ();
+  /* Nothing was queued either way: a signal only delays the next try. */
+  if (error == EAGAIN || error == EINTR)
+    return EAGAIN;
+  return error != 0 ? error : EHOSTUNREACH;
 }

@@ -46,19 +46,15 @@ void kvev_service_stop (KvevService *service);
 
 void *kvev_service_socket (KvevService *service);
 
-/* Sends the first frame of an answer, the peer's identity, waiting while
- * the peer's pipe is full (ZMQ_ROUTER_MANDATORY says so instead of
- * dropping); the frames after it then always go.  FALSE when the peer is
- * gone, is too slow for KVEV_SERVICE_SEND_TIMEOUT_MS, or the service is
- * stopping. */
-gboolean kvev_service_send_identity (KvevService *service, zmq_msg_t *identity);
+/* Sends the first frame of an answer, the peer's identity, without
+ * waiting: the service's thread never waits for a peer.  Once it went,
+ * the frames after it always go.  0; EAGAIN when the peer's pipe is full
+ * (ZMQ_ROUTER_MANDATORY says so instead of dropping); another errno when
+ * the peer is gone. */
+int kvev_service_offer_identity (KvevService *service, const void *identity, gsize len);
 
 /* Waits up to ms milliseconds; FALSE when the service is stopping. */
 gboolean kvev_service_wait (KvevService *service, long ms);
-
-/* How long an answer waits for a peer that reads it too slowly before it
- * gives up on that peer: the thread serves one at a time. */
-#define KVEV_SERVICE_SEND_TIMEOUT_MS 5000
 
 G_END_DECLS
 

@@ -134,18 +134,11 @@ static int
 offer (KvevSnapshotServer *server, zmq_msg_t *identity, const char *kind, zmq_msg_t *body)
 {
   void *socket = kvev_service_socket (server->service);
-  zmq_msg_t copy;
+  int error = kvev_service_offer_identity (server->service, zmq_msg_data (identity),
+                                           zmq_msg_size (identity));
 
-  zmq_msg_init (&copy);
-  zmq_msg_copy (&copy, identity);
-  if (zmq_msg_send (&copy, socket, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
-    {
-      int error = zmq_errno () == EINTR ? EAGAIN : zmq_errno ();
-
-      zmq_msg_close (&copy);
-      return error;
-    }
-  /* Once the identity is in, the pipe takes the whole message. */
+  if (error != 0)
+    return error;
   zmq_send (socket, "", 0, ZMQ_SNDMORE);
   zmq_send (socket, kind, strlen (kind), ZMQ_SNDMORE);
   zmq_msg_send (body, socket, 0);
