@@ -40,7 +40,7 @@ EXTRA_DIST += \
 KVEV_ABI_BREAK_ENV = \
 	top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
 	CC='$(CC)' ABIDW='$(ABIDW)' ABIDIFF='$(ABIDIFF)' \
-	KVEV_ABI_SOURCES='$(filter %.c,$(kvev_shared_sources) $(libkvevents_libkvevents_internal_la_SOURCES))' \
+	KVEV_ABI_SOURCES='$(filter %.c,$(kvev_base_sources) $(libkvevents_libkvevents_internal_la_SOURCES))' \
 	KVEV_ABI_CFLAGS='$(GLIB_CFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)' \
 	KVEV_ABI_LIBS='$(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL) $(LIBS)'
 

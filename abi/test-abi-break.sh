@@ -46,7 +46,7 @@ copy () {
   rm -rf "${tmp:?}/$1"
   mkdir -p "$tmp/$1/include"
   cp -R "$top_srcdir/include/kvevents" "$tmp/$1/include/"
-  cp -R "$top_srcdir/libkvevents" "$tmp/$1/"
+  cp -R "$top_srcdir/libkvevents" "$top_srcdir/base" "$tmp/$1/"
   cp "$top_builddir/include/kvevents/kvevents-version.h" "$tmp/$1/include/kvevents/"
   chmod -R u+w "$tmp/$1"  # distcheck's source tree is read-only
 }
@@ -60,7 +60,7 @@ build () {
   for s in $KVEV_ABI_SOURCES; do srcs="$srcs $dir/$s"; done
   # shellcheck disable=SC2086 # flag lists are word lists
   $CC -w -g -O0 -fPIC -shared -fvisibility=hidden \
-    -DHAVE_CONFIG_H -I"$top_builddir" -I"$dir/include" -I"$dir/libkvevents" \
+    -DHAVE_CONFIG_H -I"$top_builddir" -I"$dir/include" -I"$dir" -I"$dir/libkvevents" \
     "-DLOCALEDIR=\"$tmp/locale\"" $KVEV_ABI_CFLAGS \
     -Wl,--version-script="$dir/libkvevents/libkvevents.sym" \
     -Wl,-soname,libkvevents.so.1 \
@@ -120,7 +120,7 @@ awk '{ line[NR] = $0 } /^G_END_DECLS/ { last = NR }
              print line[i] } }' "$h/kvevents-common.h" >"$tmp/hdr" &&
   mv "$tmp/hdr" "$h/kvevents-common.h"
 applied "$h/kvevents-common.h" kvev_abi_test_added
-printf '#include "kvevents-private.h"\nint kvev_abi_test_added (void) { return 1; }\n' \
+printf '#include "internal.h"\nint kvev_abi_test_added (void) { return 1; }\n' \
   >"$tmp/compat/added.c"
 printf 'KVEVENTS_1.2 {\nglobal:\n\tkvev_abi_test_added;\n} KVEVENTS_1.1;\n' \
   >>"$tmp/compat/libkvevents/libkvevents.sym"

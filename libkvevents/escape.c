@@ -1,7 +1,7 @@
 /* escape.c: values quoted in messages.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "kvevents-private.h"
+#include "internal.h"
 
 #include <string.h>
 

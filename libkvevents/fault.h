@@ -8,7 +8,7 @@
 #ifndef KVEVENTS_FAULT_H
 #define KVEVENTS_FAULT_H
 
-#include "kvevents-private.h"
+#include "internal.h"
 
 G_BEGIN_DECLS
 

@@ -5,7 +5,7 @@
 #ifndef KVEVENTS_FORK_H
 #define KVEVENTS_FORK_H
 
-#include "kvevents-private.h"
+#include "internal.h"
 
 G_BEGIN_DECLS
 

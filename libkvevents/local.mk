@@ -11,86 +11,84 @@ kvevents_include_HEADERS = \
 	include/kvevents/kvevents-publisher.h
 nodist_kvevents_include_HEADERS = include/kvevents/kvevents-version.h
 
-# Pure helpers, with no state and no translated messages, that the tools
-# and tests need too: the shared library hides them (its version script
-# exports none), so they are a convenience library of their own, linked
-# into every build of the library and into tools/common.
-kvev_shared_sources = \
-	%reldir%/endpoint-ipv6.h \
-	%reldir%/secret.h \
-	%reldir%/secret.c \
-	%reldir%/utf8.h \
-	%reldir%/z85.h \
-	%reldir%/z85.c
-noinst_LTLIBRARIES += libkvevents/libkvevents-shared.la
-libkvevents_libkvevents_shared_la_SOURCES = $(kvev_shared_sources)
-libkvevents_libkvevents_shared_la_LIBADD = $(GLIB_LIBS)
-
+# The front door: the public API, the publisher and its worker thread,
+# and what every room shares (internal.h, counter.h, fault.h).
 kvev_library_sources = \
-	%reldir%/kvevents-private.h \
+	%reldir%/internal.h \
 	%reldir%/counter.h \
 	%reldir%/fault.h \
 	%reldir%/version.c \
 	%reldir%/escape.c \
-	%reldir%/config.c \
-	%reldir%/settings.h \
-	%reldir%/settings.c \
-	%reldir%/endpoint.h \
-	%reldir%/endpoint.c \
-	%reldir%/security.h \
-	%reldir%/security.c \
-	%reldir%/media.c \
 	%reldir%/precondition.h \
 	%reldir%/precondition.c \
-	%reldir%/call.h \
-	%reldir%/call.c \
-	%reldir%/queue.h \
-	%reldir%/queue.c \
-	%reldir%/publisher-private.h \
+	%reldir%/publisher.h \
 	%reldir%/publisher.c \
+	%reldir%/event-calls.c \
 	%reldir%/stats.h \
 	%reldir%/stats.c \
-	%reldir%/publish.c \
-	%reldir%/resources.h \
-	%reldir%/resources.c \
 	%reldir%/fork.h \
 	%reldir%/fork.c \
 	%reldir%/thread.c \
-	%reldir%/snapshot.h \
-	%reldir%/snapshot.c \
-	%reldir%/worker.h \
-	%reldir%/transport.h
+	%reldir%/snapshot-source.h \
+	%reldir%/snapshot-source.c \
+	%reldir%/worker.h
+
+# config/: flags, key files and command lines become checked settings.
+kvev_library_sources += \
+	%reldir%/config/config.c \
+	%reldir%/config/settings.h \
+	%reldir%/config/settings.c \
+	%reldir%/config/endpoint.h \
+	%reldir%/config/endpoint.c \
+	%reldir%/config/security.h \
+	%reldir%/config/security.c
+
+# events/: what an event is, where it waits, how it becomes bytes.
+kvev_library_sources += \
+	%reldir%/events/media.h \
+	%reldir%/events/media.c \
+	%reldir%/events/call.h \
+	%reldir%/events/call.c \
+	%reldir%/events/queue.h \
+	%reldir%/events/queue.c
+
+# zmq/: every socket the library opens.  Without ZeroMQ there is no
+# worker either (it is what sends), and worker-none.c stands in.
+kvev_library_sources += \
+	%reldir%/zmq/resources.h \
+	%reldir%/zmq/resources.c \
+	%reldir%/zmq/xpub.h
 if HAVE_ZMQ
 kvev_library_sources += \
-	%reldir%/encode.h \
-	%reldir%/encode.c \
-	%reldir%/zap.h \
-	%reldir%/zap.c \
+	%reldir%/events/encode.h \
+	%reldir%/events/encode.c \
 	%reldir%/worker.c \
-	%reldir%/hold.h \
-	%reldir%/hold.c \
-	%reldir%/ledger.h \
-	%reldir%/ledger.c \
-	%reldir%/service.h \
-	%reldir%/service.c \
-	%reldir%/replay-buffer.h \
-	%reldir%/replay-buffer.c \
-	%reldir%/replay.h \
-	%reldir%/replay.c \
-	%reldir%/snapshot-server.h \
-	%reldir%/snapshot-server.c \
-	%reldir%/transport-zmq.c
+	%reldir%/zmq/zap.h \
+	%reldir%/zmq/zap.c \
+	%reldir%/zmq/send-budget.h \
+	%reldir%/zmq/send-budget.c \
+	%reldir%/zmq/ledger.h \
+	%reldir%/zmq/ledger.c \
+	%reldir%/zmq/service.h \
+	%reldir%/zmq/service.c \
+	%reldir%/zmq/replay-buffer.h \
+	%reldir%/zmq/replay-buffer.c \
+	%reldir%/zmq/replay.h \
+	%reldir%/zmq/replay.c \
+	%reldir%/zmq/snapshot-server.h \
+	%reldir%/zmq/snapshot-server.c \
+	%reldir%/zmq/xpub.c
 else
 kvev_library_sources += \
-	%reldir%/no-transport.c
+	%reldir%/worker-none.c
 endif
-kvev_library_cppflags = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+kvev_library_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/%reldir% $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 kvev_library_libs = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)
 
 noinst_LTLIBRARIES += libkvevents/libkvevents-internal.la
 libkvevents_libkvevents_internal_la_SOURCES = $(kvev_library_sources)
 libkvevents_libkvevents_internal_la_CPPFLAGS = $(kvev_library_cppflags)
-libkvevents_libkvevents_internal_la_LIBADD = libkvevents/libkvevents-shared.la $(kvev_library_libs)
+libkvevents_libkvevents_internal_la_LIBADD = base/libkvbase.la $(kvev_library_libs)
 
 # The same sources again with the fault injection seam (fault.h), for the
 # tests that make sends, sockets and threads fail, the queue's hold and
@@ -98,7 +96,7 @@ libkvevents_libkvevents_internal_la_LIBADD = libkvevents/libkvevents-shared.la $
 noinst_LTLIBRARIES += libkvevents/libkvevents-testing.la
 libkvevents_libkvevents_testing_la_SOURCES = $(kvev_library_sources) %reldir%/fault.c
 libkvevents_libkvevents_testing_la_CPPFLAGS = $(kvev_library_cppflags) -DKVEV_TESTING
-libkvevents_libkvevents_testing_la_LIBADD = libkvevents/libkvevents-shared.la $(kvev_library_libs)
+libkvevents_libkvevents_testing_la_LIBADD = base/libkvbase.la $(kvev_library_libs)
 
 lib_LTLIBRARIES = libkvevents/libkvevents.la
 libkvevents_libkvevents_la_SOURCES =

@@ -8,7 +8,7 @@
 #ifndef KVEVENTS_PRECONDITION_H
 #define KVEVENTS_PRECONDITION_H
 
-#include "kvevents-private.h"
+#include "internal.h"
 
 G_BEGIN_DECLS
 

@@ -1,16 +1,16 @@
 /* publisher.c: the publisher: its lifecycle, what it does with the calls
- * publish.c hands it, flush and statistics.  It owns the settings, the
+ * event-calls.c hands it, flush and statistics.  It owns the settings, the
  * queue and the worker; the worker owns the socket.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "publisher-private.h"
+#include "publisher.h"
 
 #include "counter.h"
 #include "fork.h"
-#include "resources.h"
-#include "settings.h"
+#include "zmq/resources.h"
+#include "config/settings.h"
 #include "stats.h"
-#include "utf8.h"
+#include <base/utf8.h>
 #include "worker.h"
 
 #include <inttypes.h>

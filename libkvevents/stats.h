@@ -6,7 +6,7 @@
 #ifndef KVEVENTS_STATS_H
 #define KVEVENTS_STATS_H
 
-#include "kvevents-private.h"
+#include "internal.h"
 
 G_BEGIN_DECLS
 

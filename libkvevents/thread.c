@@ -7,7 +7,7 @@
  * libzmq admitted every peer.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "kvevents-private.h"
+#include "internal.h"
 
 #ifdef G_OS_UNIX
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* version.c: version, build features, the error domain, the text domain.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "kvevents-private.h"
+#include "internal.h"
 
 #include <libintl.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "worker.h"
 
 #include "counter.h"
-#include "encode.h"
+#include "events/encode.h"
 #include "fault.h"
 
 /* Heartbeats that new subscriptions call for go at most this often: a

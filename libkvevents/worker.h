@@ -1,16 +1,16 @@
 /* worker.h: the publisher's thread.  It takes calls from the queue,
  * batches their events into messages, numbers the messages and hands
  * them to the transport, which it owns; nothing else touches either.
- * Not installed.  Built only with the transport (no-transport.c stands
+ * Not installed.  Built only with the transport (worker-none.c stands
  * in otherwise).
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVEVENTS_WORKER_H
 #define KVEVENTS_WORKER_H
 
-#include "queue.h"
-#include "settings.h"
-#include "transport.h"
+#include "events/queue.h"
+#include "config/settings.h"
+#include "zmq/xpub.h"
 
 G_BEGIN_DECLS
 

@@ -21,7 +21,7 @@ AM_TESTS_ENVIRONMENT = \
 # Test programs that need internals link the testing build of the
 # library, which also has the seams (fault.h, the queue's hold).
 TEST_INTERNAL_LIBS = libkvevents/libkvevents-testing.la
-TEST_INTERNAL_CPPFLAGS = $(AM_CPPFLAGS) -DKVEV_TESTING
+TEST_INTERNAL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents -DKVEV_TESTING
 TEST_PUBLIC_LIBS = libkvevents/libkvevents.la $(GLIB_LIBS)
 
 # Unit tests of internals.  The queue's doorbell is seen through test
@@ -154,7 +154,7 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-faults
 TESTS += tests/test-faults
 tests_test_faults_SOURCES = tests/test-faults.c tests/test-util.c tests/test-util.h
-tests_test_faults_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
+tests_test_faults_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_faults_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
@@ -164,7 +164,7 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-wire
 TESTS += tests/test-wire
 tests_test_wire_SOURCES = tests/test-wire.c tests/test-util.c tests/test-util.h
-tests_test_wire_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) -DKVEV_TESTING
+tests_test_wire_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_wire_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 EXTRA_DIST += tests/wire/points-default.hex tests/wire/points-context.hex \
@@ -238,7 +238,7 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-limits
 TESTS += tests/test-limits
 tests_test_limits_SOURCES = tests/test-limits.c tests/test-util.c tests/test-util.h
-tests_test_limits_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_limits_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_limits_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
@@ -248,14 +248,14 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-fork
 TESTS += tests/test-fork
 tests_test_fork_SOURCES = tests/test-fork.c tests/test-util.c tests/test-util.h
-tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_fork_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # The master's snapshot walk: what it may wait for, and what stops it.
 check_PROGRAMS += tests/test-snapshot-walk
 TESTS += tests/test-snapshot-walk
 tests_test_snapshot_walk_SOURCES = tests/test-snapshot-walk.c tests/test-util.c tests/test-util.h
-tests_test_snapshot_walk_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_snapshot_walk_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 tests_test_snapshot_walk_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 

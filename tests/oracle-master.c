@@ -23,7 +23,7 @@
 
 #include "kvtool.h"
 #include "store.h"
-#include "utf8.h"
+#include <base/utf8.h>
 
 /* The longest --hold-file or --resume-file keeps a master waiting: a test
  * that forgot its file must not leave a master behind. */

@@ -3,8 +3,8 @@
  */
 /* Internal header: the tests look at the struct to check that strings are
  * never NULL and use the library's KVEV_DEFAULT_* macros. */
-#include "kvevents-private.h"
-#include "settings.h"
+#include "internal.h"
+#include "config/settings.h"
 
 #include <kvevents/kvevents.h>
 #include <net/if.h>

@@ -3,10 +3,10 @@
  * key by key (tools/bench/bench-baseline.c, kvevents-bench's baseline).
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "kvevents-private.h"
-#include "encode.h"
-#include "settings.h"
-#include "utf8.h"
+#include "internal.h"
+#include "events/encode.h"
+#include "config/settings.h"
+#include <base/utf8.h>
 
 #include "bench-baseline.h"
 

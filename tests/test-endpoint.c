@@ -1,11 +1,11 @@
-/* test-endpoint.c: binding endpoints (libkvevents/endpoint.c): an
+/* test-endpoint.c: binding endpoints (libkvevents/config/endpoint.c): an
  * ipc:// path that is taken, is not a socket or is a socket left behind,
  * and loopback binds that must not warn.  Real binds on ipc:// in a
  * private directory and on the loopback addresses only; which endpoints
  * are wildcards, which must not be bound here, is in test-security.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "endpoint.h"
+#include "config/endpoint.h"
 #include "test-util.h"
 
 #include <errno.h>

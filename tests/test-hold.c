@@ -1,7 +1,7 @@
-/* test-hold.c: the wait budget for full pipes (libkvevents/hold.h).
+/* test-hold.c: the wait budget for full pipes (libkvevents/zmq/send-budget.h).
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "hold.h"
+#include "zmq/send-budget.h"
 
 #define MS 1000
 

@@ -5,7 +5,7 @@
  * build.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "queue.h"
+#include "events/queue.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* test-replay-buffer.c: the messages kept for replay, heartbeat runs and
- * the bounds (libkvevents/replay-buffer.h).
+ * the bounds (libkvevents/zmq/replay-buffer.h).
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "replay-buffer.h"
+#include "zmq/replay-buffer.h"
 
 #include <string.h>
 

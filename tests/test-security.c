@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "endpoint.h"
-#include "security.h"
+#include "config/endpoint.h"
+#include "config/security.h"
 #ifdef HAVE_ZMQ
 #include "test-util.h"
 #include <zmq.h>

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
-#include "endpoint-ipv6.h"
+#include <base/endpoint-ipv6.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>

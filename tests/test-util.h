@@ -5,7 +5,7 @@
 #ifndef KVEV_TEST_UTIL_H
 #define KVEV_TEST_UTIL_H
 
-#include "publisher-private.h"
+#include "publisher.h"
 
 #include <msgpack.h>
 #include <sys/types.h>

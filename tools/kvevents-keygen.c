@@ -22,8 +22,8 @@
 #include <kvevents/kvevents.h>
 
 #include "kvtool.h"
-#include "secret.h"
-#include "z85.h"
+#include <base/secret.h>
+#include <base/z85.h>
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0

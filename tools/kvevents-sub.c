@@ -29,14 +29,14 @@
 #include <kvevents/kvevents.h>
 
 #include "decode.h"
-#include "endpoint-ipv6.h"
+#include <base/endpoint-ipv6.h>
 #include "kvtool.h"
 #include "replay-client.h"
 #include "snapshot-client.h"
 #include "state.h"
-#include "secret.h"
+#include <base/secret.h>
 #include "socket.h"
-#include "z85.h"
+#include <base/z85.h>
 
 typedef struct
 {

@@ -73,7 +73,7 @@ kvev_fuzz_ldflags = $(AM_LDFLAGS) -fsanitize=fuzzer,$(KVEV_FUZZ_SANITIZE)
 # The library again, instrumented so that libFuzzer sees its branches, and
 # the decoder of tools/common likewise.
 noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la %reldir%/libkvtool-fuzz.la
-%canon_reldir%_libkvevents_fuzz_la_SOURCES = $(kvev_library_sources) $(kvev_shared_sources)
+%canon_reldir%_libkvevents_fuzz_la_SOURCES = $(kvev_library_sources) $(kvev_base_sources)
 %canon_reldir%_libkvevents_fuzz_la_CPPFLAGS = $(kvev_library_cppflags)
 %canon_reldir%_libkvevents_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_libkvevents_fuzz_la_LIBADD = $(kvev_library_libs)

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "bench-baseline.h"
-#include "utf8.h"
+#include <base/utf8.h>
 
 #include <string.h>
 

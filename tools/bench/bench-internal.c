@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "publisher-private.h"
-#include "encode.h"
-#include "settings.h"
+#include "publisher.h"
+#include "events/encode.h"
+#include "config/settings.h"
 
 #include "bench-internal.h"
 #include "bench-util.h"

@@ -11,7 +11,7 @@
 # key-by-key msgpack encoder that is the encoding baseline here and the
 # reference of tests/test-encode.c.
 
-bench_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) \
+bench_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents -I$(top_srcdir)/tools/common $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) \
 	-DG_LOG_DOMAIN=\"kvevents-bench\"
 
 if HAVE_ZMQ

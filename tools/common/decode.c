@@ -10,7 +10,7 @@
 
 #include "decode.h"
 #include "kvtool.h"
-#include "utf8.h"
+#include <base/utf8.h>
 
 #include <inttypes.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "kvtool.h"
-#include "utf8.h"
+#include <base/utf8.h>
 
 #include <errno.h>
 #include <locale.h>

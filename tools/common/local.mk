@@ -5,7 +5,7 @@
 # subscriber rebuilds from them, socket.c what the tools do alike on
 # ZeroMQ sockets, and replay-client.c and snapshot-client.c the
 # subscriber's side of the replay and snapshot protocols.  A program
-# links it with libkvevents-shared.la, the library's pure helpers, and
+# links it with base/libkvbase.la, the helpers the library shares, and
 # with the library it publishes through.
 
 noinst_LTLIBRARIES += %reldir%/libkvtool.la
@@ -27,5 +27,5 @@ endif
 
 # How a program builds on it.
 KVTOOL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/%reldir% $(ZMQ_CFLAGS)
-KVTOOL_LIBS = %reldir%/libkvtool.la libkvevents/libkvevents-shared.la \
+KVTOOL_LIBS = %reldir%/libkvtool.la base/libkvbase.la \
 	$(GLIB_LIBS) $(ZMQ_LIBS) $(LIBINTL)

@@ -1,0 +1,84 @@
+/* settings.h: a validated configuration, as the publisher runs on it.
+ *
+ * KvevConfig is what a master sets, flag by flag, as text; KvevSettings
+ * is what one validation pass makes of it: typed, complete, with the
+ * security policy read once and the derived values worked out once.  The
+ * publisher, its worker, the encoder and the transport read only these,
+ * and nobody changes them after kvev_settings_new().
+ * Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVEVENTS_SETTINGS_H
+#define KVEVENTS_SETTINGS_H
+
+#include "internal.h"
+#include "security.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gboolean enable;
+
+  /* Where and how the socket binds. */
+  char *bind_endpoint;
+  gboolean ipv6; /* a bracketed IPv6 host: the socket needs ZMQ_IPV6 */
+  char *topic;
+  gsize topic_len;
+  guint32 send_hwm;
+  /* An empty policy when no security flag is set; NULL when disabled. */
+  KvevSecurity *security;
+
+  /* What every event says. */
+  char *backend_id;
+  char *model_name;
+  guint32 block_size;
+  char *additional_salt;
+  char *lora_name;
+  guint32 dp_rank;
+  gboolean emit_legacy_compat;
+
+  /* What the event calls publish. */
+  gboolean emit_object_key;
+  KvevNonUtf8 non_utf8;
+
+  /* How the queue and the worker run. */
+  guint32 queue_capacity;
+  guint32 max_batch_events;
+  guint32 batch_wait_us;
+  guint32 close_timeout_ms;
+  /* The most bytes of payload in one message, from the send budget: see
+   * kv_events_send_buffer_bytes in kvevents(7). */
+  gsize message_limit;
+  guint32 heartbeat_ms;
+  guint32 send_wait_ms; /* zmq/send-budget.h */
+  guint32 io_threads;   /* ZeroMQ's, for every socket of the publisher */
+
+  /* This publisher's identity: random for each settings made. */
+  guint8 instance_id[16];
+  char instance_id_hex[33];
+  gboolean emit_publisher_id;
+
+  /* Replay: none when replay_endpoint is NULL. */
+  char *replay_endpoint;
+  gboolean replay_ipv6;
+  guint32 replay_buffer_messages;
+  guint32 replay_buffer_bytes;
+  guint32 replay_rate_bytes; /* 0: no limit */
+
+  /* Snapshots: none when snapshot_endpoint is NULL. */
+  char *snapshot_endpoint;
+  gboolean snapshot_ipv6;
+  guint32 snapshot_duty_percent; /* 1 to 100 */
+} KvevSettings;
+
+/* Checks every flag of config together and makes the settings: NULL with
+ * the first problem as a KVEV_ERROR otherwise.  A disabled configuration
+ * is always valid: nothing of it is checked, and its security is NULL. */
+KvevSettings *kvev_settings_new (const KvevConfig *config, GError **error);
+void kvev_settings_free (KvevSettings *settings);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevSettings, kvev_settings_free)
+
+G_END_DECLS
+
+#endif /* KVEVENTS_SETTINGS_H */
