@@ -61,12 +61,6 @@ static const struct
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (stats) == KVEV_N_STATS);
 
-const char *
-kvev_stat_name (KvevStat stat)
-{
-  return (guint) stat < G_N_ELEMENTS (stats) ? stats[stat].name : NULL;
-}
-
 /* A string that grows with g_realloc(). */
 typedef struct
 {

@@ -25,10 +25,6 @@ typedef struct
   guint64 values[KVEV_N_STATS];
 } KvevStatsReading;
 
-/* The snake_case name of a statistic, as the JSON and the metrics show
- * it. */
-const char *kvev_stat_name (KvevStat stat);
-
 /* Both return a string to g_free().  They use malloc alone (through
  * g_malloc), no GString: a forked child formats its inherited copy's
  * zeros while GLib's slice allocator may be locked (kvevents(7), THE

@@ -54,14 +54,23 @@ tests_test_replay_buffer_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS)
 tests_test_replay_buffer_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS)
 endif
 
+# What the tests of a publisher on real sockets share: a subscriber that
+# decodes with msgpack-c, temporary endpoints, a synchronised start.  It
+# asks only the public API of the library each test links.
+if HAVE_ZMQ
+check_LTLIBRARIES += tests/libtestutil.la
+endif
+tests_libtestutil_la_SOURCES = tests/test-util.c tests/test-util.h
+tests_libtestutil_la_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+
 # The publisher on real sockets (ipc in a temporary directory, tcp on
 # 127.0.0.1), decoded with msgpack-c.
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-publisher
 TESTS += tests/test-publisher
-tests_test_publisher_SOURCES = tests/test-publisher.c tests/test-util.c tests/test-util.h
+tests_test_publisher_SOURCES = tests/test-publisher.c
 tests_test_publisher_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_publisher_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_publisher_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The public API through the shared library, in both builds.
@@ -153,9 +162,9 @@ EXTRA_DIST += tests/test-sub-replay.py
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-faults
 TESTS += tests/test-faults
-tests_test_faults_SOURCES = tests/test-faults.c tests/test-util.c tests/test-util.h
+tests_test_faults_SOURCES = tests/test-faults.c
 tests_test_faults_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_faults_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_faults_LDADD = tests/libtestutil.la libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The stream byte for byte against tests/wire/, recorded from an earlier
@@ -163,9 +172,9 @@ endif
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-wire
 TESTS += tests/test-wire
-tests_test_wire_SOURCES = tests/test-wire.c tests/test-util.c tests/test-util.h
+tests_test_wire_SOURCES = tests/test-wire.c
 tests_test_wire_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_wire_LDADD = libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_wire_LDADD = tests/libtestutil.la libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 EXTRA_DIST += tests/wire/points-default.hex tests/wire/points-context.hex \
 	tests/wire/points-plain.hex tests/wire/batches.hex tests/wire/batches-of-5.hex
@@ -174,12 +183,12 @@ EXTRA_DIST += tests/wire/points-default.hex tests/wire/points-context.hex \
 check_PROGRAMS += tests/test-security
 TESTS += tests/test-security
 if HAVE_ZMQ
-tests_test_security_SOURCES = tests/test-security.c tests/test-util.c tests/test-util.h
+tests_test_security_SOURCES = tests/test-security.c
 else
 tests_test_security_SOURCES = tests/test-security.c
 endif
 tests_test_security_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_security_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_security_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # Binding ipc:// paths that are taken, are not sockets or were left
 # behind, and loopback binds that must not warn.
@@ -187,17 +196,17 @@ if HAVE_ZMQ
 check_PROGRAMS += tests/test-endpoint
 TESTS += tests/test-endpoint
 endif
-tests_test_endpoint_SOURCES = tests/test-endpoint.c tests/test-util.c tests/test-util.h
+tests_test_endpoint_SOURCES = tests/test-endpoint.c
 tests_test_endpoint_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_endpoint_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_endpoint_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # Stress with a conservation law, and teardown under load.
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-stress
 TESTS += tests/test-stress
-tests_test_stress_SOURCES = tests/test-stress.c tests/test-util.c tests/test-util.h
+tests_test_stress_SOURCES = tests/test-stress.c
 tests_test_stress_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_stress_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # kvevents-bench's summaries of its per-run figures, and its smoke run.
@@ -237,9 +246,9 @@ endif
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-limits
 TESTS += tests/test-limits
-tests_test_limits_SOURCES = tests/test-limits.c tests/test-util.c tests/test-util.h
-tests_test_limits_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_limits_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_limits_SOURCES = tests/test-limits.c
+tests_test_limits_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_limits_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # A master that forks while its publisher runs: the child's copy does
@@ -247,16 +256,16 @@ endif
 if HAVE_ZMQ
 check_PROGRAMS += tests/test-fork
 TESTS += tests/test-fork
-tests_test_fork_SOURCES = tests/test-fork.c tests/test-util.c tests/test-util.h
-tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_fork_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_fork_SOURCES = tests/test-fork.c
+tests_test_fork_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_fork_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 
 # The master's snapshot walk: what it may wait for, and what stops it.
 check_PROGRAMS += tests/test-snapshot-walk
 TESTS += tests/test-snapshot-walk
-tests_test_snapshot_walk_SOURCES = tests/test-snapshot-walk.c tests/test-util.c tests/test-util.h
-tests_test_snapshot_walk_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
-tests_test_snapshot_walk_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+tests_test_snapshot_walk_SOURCES = tests/test-snapshot-walk.c
+tests_test_snapshot_walk_CPPFLAGS = $(AM_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_snapshot_walk_LDADD = tests/libtestutil.la $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
 # The tools' shared helpers, in both builds.

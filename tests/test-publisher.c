@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
+#include "publisher.h"
 
 #include <string.h>
 

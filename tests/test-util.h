@@ -5,7 +5,9 @@
 #ifndef KVEV_TEST_UTIL_H
 #define KVEV_TEST_UTIL_H
 
-#include "publisher.h"
+#include "config.h"
+
+#include <kvevents/kvevents.h>
 
 #include <msgpack.h>
 #include <sys/types.h>

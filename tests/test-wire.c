@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
+#include "publisher.h"
 #include "fault.h"
 
 #include <string.h>
