@@ -48,7 +48,7 @@ struct _KvevTransport
   char *replay_endpoint;
   char *snapshot_endpoint;
   gint64 last_take_in;
-  KvevHold hold;
+  KvevSendBudget budget;
   /* Matching subscriptions taken in since the worker last asked. */
   guint new_subscriptions;
 
@@ -139,7 +139,7 @@ set_lossy (KvevTransport *transport, gboolean lossy)
 }
 
 /* The first frame, which a full pipe refuses (ZMQ_XPUB_NODROP): waits
- * for room as kvev_hold_allowance() lets it, then sends without the full
+ * for room as kvev_send_budget_allowance() lets it, then sends without the full
  * pipes, with the socket left lossy until the message's last frame. */
 static KvevSendResult
 send_topic (KvevTransport *transport)
@@ -159,10 +159,10 @@ send_topic (KvevTransport *transport)
         return KVEV_SEND_FAILED;
       if (waiting_since >= 0)
         {
-          kvev_hold_spend (&transport->hold, now - waiting_since, now);
+          kvev_send_budget_spend (&transport->budget, now - waiting_since, now);
           take_in (transport);
         }
-      allowance = kvev_hold_allowance (&transport->hold,
+      allowance = kvev_send_budget_allowance (&transport->budget,
                                        kvev_counter_get (&transport->counts.subscriptions), now);
       if (allowance == 0 || kvev_queue_stopped (transport->queue))
         {
@@ -189,7 +189,7 @@ send_topic (KvevTransport *transport)
     {
       gint64 now = g_get_monotonic_time ();
 
-      kvev_hold_spend (&transport->hold, now - waiting_since, now);
+      kvev_send_budget_spend (&transport->budget, now - waiting_since, now);
     }
   return KVEV_SEND_DELIVERED;
 }
@@ -686,7 +686,7 @@ kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshot
 
   transport->settings = settings;
   transport->queue = queue;
-  kvev_hold_init (&transport->hold, settings->send_wait_ms, g_get_monotonic_time ());
+  kvev_send_budget_init (&transport->budget, settings->send_wait_ms, g_get_monotonic_time ());
   g_mutex_init (&transport->peers_lock);
   g_cond_init (&transport->peers_cond);
   transport->context = zmq_ctx_new ();
