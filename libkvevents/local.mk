@@ -29,8 +29,6 @@ kvev_library_sources = \
 	%reldir%/fork.h \
 	%reldir%/fork.c \
 	%reldir%/thread.c \
-	%reldir%/snapshot-source.h \
-	%reldir%/snapshot-source.c \
 	%reldir%/worker.h
 
 # config/: flags, key files and command lines become checked settings.
@@ -43,14 +41,17 @@ kvev_library_sources += \
 	%reldir%/config/security.h \
 	%reldir%/config/security.c
 
-# events/: what an event is, where it waits, how it becomes bytes.
+# events/: what an event is, where events come from (the queue the event
+# calls fill, the master's walk a snapshot runs), how they become bytes.
 kvev_library_sources += \
 	%reldir%/events/media.h \
 	%reldir%/events/media.c \
 	%reldir%/events/call.h \
 	%reldir%/events/call.c \
 	%reldir%/events/queue.h \
-	%reldir%/events/queue.c
+	%reldir%/events/queue.c \
+	%reldir%/events/snapshot-source.h \
+	%reldir%/events/snapshot-source.c
 
 # zmq/: every socket the library opens.  Without ZeroMQ there is no
 # worker either (it is what sends), and worker-none.c stands in.

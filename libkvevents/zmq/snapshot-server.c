@@ -89,8 +89,9 @@ static const char *const stop_messages[] = {
 struct _KvevSnapshotServer
 {
   const KvevSettings *settings;
-  KvevQueue *queue;
   KvevSnapshotSource *source;
+  KvevSnapshotBarrier barrier;
+  gpointer barrier_data;
   KvevService *service;
   KvevEncoder *encoder;
   KvevSnapshotCounts counts;
@@ -415,9 +416,10 @@ begin (KvevSnapshot *snapshot, gpointer data)
   const KvevSettings *settings = server->settings;
   int error;
 
-  /* Ids are given in order under the queue's lock: every event accepted
-   * before this has an id <= it, every later one a greater id. */
-  snapshot->barrier = kvev_queue_last_event_id (server->queue);
+  /* Before the function reads any object: every mutation the walk does
+   * not see is then published with an id above it (kvevents(7),
+   * SNAPSHOTS, says why that is exact). */
+  snapshot->barrier = server->barrier (server->barrier_data);
   /* backend_id and dp_rank say whose state it is, even when it holds
    * no object: a subscriber replaces what it knew of that backend. */
   {
@@ -555,13 +557,15 @@ serve_request (KvevService *service, zmq_msg_t *frames, guint n_frames, gpointer
 
 KvevSnapshotServer *
 kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *socket,
-                            KvevQueue *queue, KvevSnapshotSource *source, GError **error)
+                            KvevSnapshotSource *source, KvevSnapshotBarrier barrier,
+                            gpointer barrier_data, GError **error)
 {
   KvevSnapshotServer *server = g_new0 (KvevSnapshotServer, 1);
 
   server->settings = settings;
-  server->queue = queue;
   server->source = source;
+  server->barrier = barrier;
+  server->barrier_data = barrier_data;
   server->encoder = kvev_encoder_new (settings);
   server->total = kvev_ledger_new (NULL);
   server->unread

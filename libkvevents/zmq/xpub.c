@@ -635,6 +635,12 @@ start_replay (KvevTransport *transport, GError **error)
   return TRUE;
 }
 
+static guint64
+last_event_id (gpointer queue)
+{
+  return kvev_queue_last_event_id (queue);
+}
+
 /* Messages of a snapshot reply in a reader's pipe.  The snapshot server
  * bounds their bytes itself (snapshot-server.c, HELD_BYTES), so this only
  * needs to stay above what that many bytes of the smallest chunks make,
@@ -669,7 +675,7 @@ start_snapshots (KvevTransport *transport, KvevQueue *queue, KvevSnapshotSource 
                          settings->snapshot_endpoint, error))
              == NULL
       || (transport->snapshots = kvev_snapshot_server_start (settings, transport->context, socket,
-                                                             queue, source, error))
+                                                             source, last_event_id, queue, error))
              == NULL)
     {
       zmq_close (socket);

@@ -12,7 +12,7 @@
 
 #include "events/queue.h"
 #include "config/settings.h"
-#include "snapshot-source.h"
+#include "events/snapshot-source.h"
 
 G_BEGIN_DECLS
 
