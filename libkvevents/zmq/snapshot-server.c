@@ -556,7 +556,7 @@ serve_request (KvevService *service, zmq_msg_t *frames, guint n_frames, gpointer
 }
 
 KvevSnapshotServer *
-kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *socket,
+kvev_snapshot_server_start (const KvevSettings *settings, const KvevNet *net,
                             KvevSnapshotSource *source, KvevSnapshotBarrier barrier,
                             gpointer barrier_data, GError **error)
 {
@@ -573,8 +573,9 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
                                (GDestroyNotify) kvev_ledger_unref);
   server->credit = BURST_US;
   server->refilled = g_get_monotonic_time ();
-  if (!kvev_service_start (&server->service, "kvev-snapshot", context, socket, REQUEST_FRAMES,
-                           serve_request, server, error))
+  if (!kvev_service_start (&server->service, "kvev-snapshot", kvev_net_context (net),
+                           kvev_net_socket (net, KVEV_NET_SNAPSHOTS), REQUEST_FRAMES, serve_request,
+                           server, error))
     {
       g_prefix_error (error, _ ("Cannot start snapshots: "));
       g_hash_table_unref (server->unread);
@@ -589,6 +590,11 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
 void
 kvev_snapshot_server_counts (const KvevSnapshotServer *server, KvevSnapshotCounts *counts)
 {
+  if (server == NULL)
+    {
+      memset (counts, 0, sizeof *counts);
+      return;
+    }
   counts->requests = kvev_counter_get (&server->counts.requests);
   counts->refused = kvev_counter_get (&server->counts.refused);
   counts->failed = kvev_counter_get (&server->counts.failed);
