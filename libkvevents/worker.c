@@ -29,6 +29,9 @@ struct _KvevWorker
   /* Monotonic: when the heartbeat new subscriptions call for falls due;
    * G_MAXINT64 while none does. */
   gint64 subscribed_beat_time;
+  /* Matching subscriptions the xpub took in that heartbeat_due() has not
+   * looked at yet. */
+  guint new_subscriptions;
   gboolean beat; /* the sleep found a heartbeat due */
 
   /* Written by the thread for every message, read by anyone. */
@@ -149,6 +152,23 @@ retire (KvevWorker *worker, guint64 last_event_id)
   g_mutex_unlock (&worker->progress_lock);
 }
 
+/* Everything one pop took: sent, retired for the flushes that wait on
+ * it, freed.  Then the peers, without waiting: a worker that never runs
+ * out of events never sleeps, where it would otherwise hear of
+ * subscriptions. */
+static void
+publish_popped (KvevWorker *worker, KvevCall **calls, guint n_calls, KvevEvent *events)
+{
+  const KvevCall *last = calls[n_calls - 1];
+  guint i;
+
+  publish_calls (worker, calls, n_calls, events);
+  retire (worker, last->first_event_id + last->n_events - 1);
+  for (i = 0; i < n_calls; i++)
+    g_free (calls[i]);
+  worker->new_subscriptions += kvev_xpub_take_in (worker->xpub);
+}
+
 /* With heartbeats on, whether one is due: the stream was quiet for the
  * interval, or a subscriber came and should learn the sequence.  That
  * one goes at once, or SUBSCRIBED_BEAT_US after the last heartbeat if
@@ -162,9 +182,9 @@ heartbeat_due (KvevWorker *worker)
   if (interval_us == 0)
     return FALSE;
   now = g_get_monotonic_time ();
-  if (kvev_xpub_take_new_subscriptions (worker->xpub) > 0
-      && worker->subscribed_beat_time == G_MAXINT64)
+  if (worker->new_subscriptions > 0 && worker->subscribed_beat_time == G_MAXINT64)
     worker->subscribed_beat_time = MAX (now, worker->last_beat_time + SUBSCRIBED_BEAT_US);
+  worker->new_subscriptions = 0;
   return now >= worker->subscribed_beat_time || now - worker->last_message_time >= interval_us;
 }
 
@@ -195,9 +215,9 @@ worker_sleep (gpointer data, int bell_fd, gint64 end_time)
       kvev_queue_wait_fd (bell_fd, end_time);
       return FALSE;
     }
-  kvev_xpub_wait (worker->xpub, bell_fd,
-                  interval_us > 0
-                      ? MIN (worker->last_message_time + interval_us, worker->subscribed_beat_time)
+  worker->new_subscriptions += kvev_xpub_wait (
+      worker->xpub, bell_fd,
+      interval_us > 0 ? MIN (worker->last_message_time + interval_us, worker->subscribed_beat_time)
                       : -1);
   worker->beat = heartbeat_due (worker);
   return worker->beat;
@@ -214,7 +234,7 @@ worker_main (gpointer data)
   g_autofree KvevEvent *events
       = g_new (KvevEvent, MAX (settings->max_batch_events, KVEV_MAX_EVENTS_PER_CALL));
   guint64 reserved_gaps;
-  guint n, i;
+  guint n;
 
   worker->last_message_time = g_get_monotonic_time ();
   /* The first subscriber's heartbeat goes at once. */
@@ -227,17 +247,7 @@ worker_main (gpointer data)
        * right before them, where a subscriber can see it. */
       worker->next_sequence += reserved_gaps;
       if (n > 0)
-        {
-          const KvevCall *last = calls[n - 1];
-
-          publish_calls (worker, calls, n, events);
-          retire (worker, last->first_event_id + last->n_events - 1);
-          for (i = 0; i < n; i++)
-            g_free (calls[i]);
-          /* A worker that never runs out of events never sleeps, where
-           * it would otherwise hear of subscriptions. */
-          kvev_xpub_take_in (worker->xpub);
-        }
+        publish_popped (worker, calls, n, events);
       if (worker->beat || heartbeat_due (worker))
         publish_heartbeat (worker);
       worker->beat = FALSE;

@@ -36,7 +36,7 @@ struct _KvevXpub
   gpointer stopping_data;
   gint64 last_take_in;
   KvevSendBudget budget;
-  /* Matching subscriptions taken in since the worker last asked. */
+  /* Matching subscriptions taken in since the worker last heard. */
   guint new_subscriptions;
 
   /* Written by the worker as it takes in, read by anyone. */
@@ -309,14 +309,24 @@ take_in (KvevXpub *xpub)
     drain (xpub, xpub->monitors[i], count_monitor_event);
 }
 
-void
+static guint
+take_new_subscriptions (KvevXpub *xpub)
+{
+  guint n = xpub->new_subscriptions;
+
+  xpub->new_subscriptions = 0;
+  return n;
+}
+
+guint
 kvev_xpub_take_in (KvevXpub *xpub)
 {
   if (g_get_monotonic_time () - xpub->last_take_in >= TAKE_IN_INTERVAL_US)
     take_in (xpub);
+  return take_new_subscriptions (xpub);
 }
 
-void
+guint
 kvev_xpub_wait (KvevXpub *xpub, int bell_fd, gint64 end_time)
 {
   /* The bell, the socket, and a monitor per socket of the net at most. */
@@ -333,30 +343,21 @@ kvev_xpub_wait (KvevXpub *xpub, int bell_fd, gint64 end_time)
       gint64 remaining_us = end_time - g_get_monotonic_time ();
 
       if (remaining_us <= 0)
-        return;
+        return take_new_subscriptions (xpub);
       /* Rounded up, so a wait never ends before end_time. */
       timeout_ms = (long) MIN ((remaining_us + 999) / 1000, G_MAXINT);
     }
   for (i = 2; i < n_items; i++)
     items[i] = (zmq_pollitem_t){ xpub->monitors[i - 2], 0, ZMQ_POLLIN, 0 };
-  if (zmq_poll (items, n_items, timeout_ms) <= 0)
-    return;
   /* Anything but the bell is the peers'. */
-  for (i = 1; i < n_items; i++)
-    if (items[i].revents != 0)
-      {
-        take_in (xpub);
-        return;
-      }
-}
-
-guint
-kvev_xpub_take_new_subscriptions (KvevXpub *xpub)
-{
-  guint n = xpub->new_subscriptions;
-
-  xpub->new_subscriptions = 0;
-  return n;
+  if (zmq_poll (items, n_items, timeout_ms) > 0)
+    for (i = 1; i < n_items; i++)
+      if (items[i].revents != 0)
+        {
+          take_in (xpub);
+          break;
+        }
+  return take_new_subscriptions (xpub);
 }
 
 void

@@ -72,16 +72,16 @@ KvevSendResult kvev_xpub_send (KvevXpub *xpub, guint64 sequence, char *payload, 
 
 /* Sleeps until bell_fd is readable, a peer sent something, or end_time
  * (a g_get_monotonic_time() value; -1: no limit), and takes in what the
- * peers sent. */
-void kvev_xpub_wait (KvevXpub *xpub, int bell_fd, gint64 end_time);
-
-/* How many subscriptions that can match were taken in since the last
- * call: a heartbeat tells their subscribers the current sequence. */
-guint kvev_xpub_take_new_subscriptions (KvevXpub *xpub);
+ * peers sent.  Returns how many subscriptions that can match were taken
+ * in since the last kvev_xpub_wait() or kvev_xpub_take_in(), a waiting
+ * send's among them: a heartbeat tells their subscribers the current
+ * sequence. */
+guint kvev_xpub_wait (KvevXpub *xpub, int bell_fd, gint64 end_time);
 
 /* Takes in what the peers sent without waiting, for a worker too busy to
- * sleep: at most once a millisecond does anything. */
-void kvev_xpub_take_in (KvevXpub *xpub);
+ * sleep: at most once a millisecond does anything.  Returns as
+ * kvev_xpub_wait() does. */
+guint kvev_xpub_take_in (KvevXpub *xpub);
 
 /* Thread-safe. */
 void kvev_xpub_counts (const KvevXpub *xpub, KvevPeerCounts *counts);
