@@ -29,8 +29,6 @@ kvev_library_sources = \
 	%reldir%/fork.h \
 	%reldir%/fork.c \
 	%reldir%/thread.c \
-	%reldir%/snapshot-source.h \
-	%reldir%/snapshot-source.c \
 	%reldir%/worker.h
 
 # config/: flags, key files and command lines become checked settings.
@@ -43,44 +41,52 @@ kvev_library_sources += \
 	%reldir%/config/security.h \
 	%reldir%/config/security.c
 
-# events/: what an event is, where it waits, how it becomes bytes.
+# events/: what an event is, where events come from (the queue the event
+# calls fill, the master's walk a snapshot runs), how they become bytes.
 kvev_library_sources += \
 	%reldir%/events/media.h \
 	%reldir%/events/media.c \
 	%reldir%/events/call.h \
 	%reldir%/events/call.c \
 	%reldir%/events/queue.h \
-	%reldir%/events/queue.c
+	%reldir%/events/queue.c \
+	%reldir%/events/snapshot-source.h \
+	%reldir%/events/snapshot-source.c
 
-# zmq/: every socket the library opens.  Without ZeroMQ there is no
-# worker either (it is what sends), and worker-none.c stands in.
+# zmq/: every socket the library opens.  The front door includes the
+# headers of what it owns in both builds; without ZeroMQ, zmq/none.c
+# stands in for what it asks of them, and worker-none.c for the worker
+# (it is what sends).
 kvev_library_sources += \
 	%reldir%/zmq/resources.h \
 	%reldir%/zmq/resources.c \
-	%reldir%/zmq/xpub.h
+	%reldir%/zmq/net.h \
+	%reldir%/zmq/xpub.h \
+	%reldir%/zmq/replay.h \
+	%reldir%/zmq/snapshot-server.h
 if HAVE_ZMQ
 kvev_library_sources += \
 	%reldir%/events/encode.h \
 	%reldir%/events/encode.c \
 	%reldir%/worker.c \
+	%reldir%/zmq/net.c \
 	%reldir%/zmq/zap.h \
 	%reldir%/zmq/zap.c \
 	%reldir%/zmq/send-budget.h \
 	%reldir%/zmq/send-budget.c \
+	%reldir%/zmq/xpub.c \
 	%reldir%/zmq/ledger.h \
 	%reldir%/zmq/ledger.c \
 	%reldir%/zmq/service.h \
 	%reldir%/zmq/service.c \
 	%reldir%/zmq/replay-buffer.h \
 	%reldir%/zmq/replay-buffer.c \
-	%reldir%/zmq/replay.h \
 	%reldir%/zmq/replay.c \
-	%reldir%/zmq/snapshot-server.h \
-	%reldir%/zmq/snapshot-server.c \
-	%reldir%/zmq/xpub.c
+	%reldir%/zmq/snapshot-server.c
 else
 kvev_library_sources += \
-	%reldir%/worker-none.c
+	%reldir%/worker-none.c \
+	%reldir%/zmq/none.c
 endif
 kvev_library_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/%reldir% $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
 kvev_library_libs = $(GLIB_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(LIBINTL)

@@ -1,13 +1,21 @@
 /* publisher.c: the publisher: its lifecycle, what it does with the calls
- * event-calls.c hands it, flush and statistics.  It owns the settings, the
- * queue and the worker; the worker owns the socket.
+ * event-calls.c hands it, flush and statistics.  It owns every part, and
+ * wires them: the settings, the queue and the snapshot source; ZeroMQ's
+ * net, the xpub on its live socket and the services on the others; and
+ * the worker, which it lends the xpub and replay.  Each part's counts
+ * and endpoints are read from that part.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "publisher.h"
 
 #include "counter.h"
+#include "events/snapshot-source.h"
 #include "fork.h"
+#include "zmq/net.h"
+#include "zmq/replay.h"
 #include "zmq/resources.h"
+#include "zmq/snapshot-server.h"
+#include "zmq/xpub.h"
 #include "config/settings.h"
 #include "stats.h"
 #include <base/utf8.h>
@@ -22,13 +30,20 @@ struct _KvevPublisher
   KvevSettings *settings;
   gboolean enabled;
   KvevQueue *queue;
+  /* Each made after what it uses and freed before it: the net opens the
+   * sockets, the xpub and the services (NULL without their endpoint) use
+   * them, and the worker uses the xpub and replay. */
+  KvevNet *net;
+  KvevXpub *xpub;
+  KvevReplay *replay;
+  KvevSnapshotServer *snapshot_server;
   KvevWorker *worker;
   gint accepting; /* atomic: 0 once kvev_publisher_free() began, or inherited */
   /* Set in a process forked from the one that created the publisher, by
    * fork.c's child handler, before anything else runs there. */
   KvevForkEntry fork;
   /* The master's walk, for the snapshot thread. */
-  KvevSnapshotSource snapshots;
+  KvevSnapshotSource snapshot_source;
 
   /* Rare paths, bumped with atomic adds from any thread. */
   guint64 skipped_keyless_events;
@@ -41,10 +56,67 @@ struct _KvevPublisher
 static void
 publisher_free (KvevPublisher *publisher)
 {
-  kvev_snapshot_source_clear (&publisher->snapshots);
+  kvev_snapshot_source_clear (&publisher->snapshot_source);
   kvev_queue_free (publisher->queue);
   kvev_settings_free (publisher->settings);
   g_free (publisher);
+}
+
+/* What the xpub and the snapshot server ask of the queue, which the
+ * publisher owns, in their callbacks' shapes. */
+static gboolean
+queue_stopped (gpointer queue)
+{
+  return kvev_queue_stopped (queue);
+}
+
+static guint64
+queue_barrier (gpointer queue)
+{
+  return kvev_queue_last_event_id (queue);
+}
+
+/* ZeroMQ's side and the thread that sends on it, each part after what
+ * it uses.  FALSE with error set; what was made is stop_transport()'s. */
+static gboolean
+start_transport (KvevPublisher *publisher, GError **error)
+{
+  const KvevSettings *settings = publisher->settings;
+  KvevNet *net;
+
+  net = publisher->net = kvev_net_open (settings, error);
+  if (net == NULL)
+    return FALSE;
+  publisher->xpub = kvev_xpub_new (settings, net, queue_stopped, publisher->queue);
+  /* A service runs where the net bound its socket, as the settings ask. */
+  if (kvev_net_endpoint (net, KVEV_NET_REPLAY) != NULL)
+    {
+      publisher->replay = kvev_replay_start (settings, net, error);
+      if (publisher->replay == NULL)
+        return FALSE;
+    }
+  if (kvev_net_endpoint (net, KVEV_NET_SNAPSHOTS) != NULL)
+    {
+      publisher->snapshot_server = kvev_snapshot_server_start (
+          settings, net, &publisher->snapshot_source, queue_barrier, publisher->queue, error);
+      if (publisher->snapshot_server == NULL)
+        return FALSE;
+    }
+  publisher->worker
+      = kvev_worker_start (settings, publisher->queue, publisher->xpub, publisher->replay, error);
+  return publisher->worker != NULL;
+}
+
+/* Once the worker is stopped, or never started: the rest of ZeroMQ's
+ * side, each part before what it uses.  What the live socket still holds
+ * may reach subscribers until deadline. */
+static void
+stop_transport (KvevPublisher *publisher, gint64 deadline)
+{
+  kvev_snapshot_server_stop (publisher->snapshot_server);
+  kvev_replay_stop (publisher->replay);
+  kvev_xpub_free (publisher->xpub);
+  kvev_net_close (publisher->net, deadline);
 }
 
 KvevPublisher *
@@ -64,7 +136,7 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
 
   publisher = g_new0 (KvevPublisher, 1);
   publisher->settings = settings;
-  kvev_snapshot_source_init (&publisher->snapshots);
+  kvev_snapshot_source_init (&publisher->snapshot_source);
   if (!settings->enable)
     return publisher;
 
@@ -77,11 +149,9 @@ kvev_publisher_new (const KvevConfig *config, GError **error)
 
   if (kvev_fork_watch (error) && kvev_resources_check (settings, error))
     publisher->queue = kvev_queue_new (settings->queue_capacity, error);
-  if (publisher->queue != NULL)
-    publisher->worker
-        = kvev_worker_start (settings, publisher->queue, &publisher->snapshots, error);
-  if (publisher->worker == NULL)
+  if (publisher->queue == NULL || !start_transport (publisher, error))
     {
+      stop_transport (publisher, 0);
       publisher_free (publisher);
       return NULL;
     }
@@ -115,7 +185,7 @@ kvev_publisher_get_endpoint (const KvevPublisher *publisher)
   kvev_return_val_if_fail (publisher != NULL, NULL);
 
   /* Read once at creation: the copy a child inherits still has it. */
-  return publisher->enabled ? kvev_worker_get_endpoint (publisher->worker) : NULL;
+  return publisher->enabled ? kvev_net_endpoint (publisher->net, KVEV_NET_LIVE) : NULL;
 }
 
 const char *
@@ -131,7 +201,7 @@ kvev_publisher_get_replay_endpoint (const KvevPublisher *publisher)
 {
   kvev_return_val_if_fail (publisher != NULL, NULL);
 
-  return publisher->enabled ? kvev_worker_get_replay_endpoint (publisher->worker) : NULL;
+  return publisher->enabled ? kvev_net_endpoint (publisher->net, KVEV_NET_REPLAY) : NULL;
 }
 
 const char *
@@ -139,7 +209,7 @@ kvev_publisher_get_snapshot_endpoint (const KvevPublisher *publisher)
 {
   kvev_return_val_if_fail (publisher != NULL, NULL);
 
-  return publisher->enabled ? kvev_worker_get_snapshot_endpoint (publisher->worker) : NULL;
+  return publisher->enabled ? kvev_net_endpoint (publisher->net, KVEV_NET_SNAPSHOTS) : NULL;
 }
 
 void
@@ -152,7 +222,7 @@ kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSnapshotFunc fun
    * the data and its destroy notify are the parent's. */
   if (publisher->fork.inherited)
     return;
-  if (!kvev_snapshot_source_set (&publisher->snapshots, func, user_data, destroy))
+  if (!kvev_snapshot_source_set (&publisher->snapshot_source, func, user_data, destroy))
     {
       static KvevLogLimit limit;
 
@@ -288,7 +358,7 @@ kvev_publisher_wait_subscribers (KvevPublisher *publisher, guint n, gint64 timeo
 
   if (!live (publisher))
     return n == 0;
-  return kvev_worker_wait_subscriptions (publisher->worker, n, deadline_of (timeout_ms));
+  return kvev_xpub_wait_subscriptions (publisher->xpub, n, deadline_of (timeout_ms));
 }
 
 void
@@ -325,7 +395,8 @@ kvev_publisher_free (KvevPublisher *publisher)
                        (uint64_t) lost, publisher->settings->close_timeout_ms);
         }
       kvev_queue_stop (publisher->queue);
-      kvev_worker_stop (publisher->worker, deadline);
+      kvev_worker_stop (publisher->worker);
+      stop_transport (publisher, deadline);
       /* Only now: a child forked while this ran gets an inherited copy,
        * which its own free leaves alone. */
       kvev_fork_untrack (&publisher->fork);
@@ -358,11 +429,11 @@ read_stats (const KvevPublisher *publisher, gboolean at_once, KvevStatsReading *
   if (!live (publisher))
     return;
   reading->enabled = TRUE;
-  reading->endpoint = kvev_worker_get_endpoint (publisher->worker);
+  reading->endpoint = kvev_net_endpoint (publisher->net, KVEV_NET_LIVE);
   kvev_worker_counts (publisher->worker, &worker);
-  kvev_worker_peer_counts (publisher->worker, &peers);
-  kvev_worker_replay_counts (publisher->worker, &replay);
-  kvev_worker_snapshot_counts (publisher->worker, &snapshots);
+  kvev_xpub_counts (publisher->xpub, &peers);
+  kvev_replay_counts (publisher->replay, &replay);
+  kvev_snapshot_server_counts (publisher->snapshot_server, &snapshots);
   /* The queue's lock is the producers' too: a single statistic is read
    * without it. */
   if (at_once)

@@ -1,51 +1,17 @@
-/* worker-none.c: the worker and snapshots of a library built
- * --without-zmq.
+/* worker-none.c: the worker of a library built --without-zmq, which
+ * has no thread to send with.
  * kvev_has_transport() is FALSE there, so kvev_publisher_new() never
- * starts one; these bodies only keep the same code linking in both
- * builds.
+ * starts one; these bodies only keep the same front door linking in
+ * both builds.  What it asks of zmq/ is zmq/none.c's.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "worker.h"
 
-#include "precondition.h"
-
 KvevWorker *
-kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
-                   GError **error)
-{
-  g_set_error_literal (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                       _ ("This libkvevents was built without a transport"));
-  return NULL;
-}
-
-const char *
-kvev_worker_get_endpoint (const KvevWorker *worker)
+kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevXpub *xpub,
+                   KvevReplay *replay, GError **error)
 {
   g_return_val_if_reached (NULL);
-}
-
-const char *
-kvev_worker_get_replay_endpoint (const KvevWorker *worker)
-{
-  g_return_val_if_reached (NULL);
-}
-
-void
-kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
-{
-  g_return_if_reached ();
-}
-
-const char *
-kvev_worker_get_snapshot_endpoint (const KvevWorker *worker)
-{
-  g_return_val_if_reached (NULL);
-}
-
-void
-kvev_worker_snapshot_counts (const KvevWorker *worker, KvevSnapshotCounts *counts)
-{
-  g_return_if_reached ();
 }
 
 gboolean
@@ -61,35 +27,7 @@ kvev_worker_counts (const KvevWorker *worker, KvevWorkerCounts *counts)
 }
 
 void
-kvev_worker_peer_counts (const KvevWorker *worker, KvevPeerCounts *counts)
+kvev_worker_stop (KvevWorker *worker)
 {
   g_return_if_reached ();
-}
-
-gboolean
-kvev_worker_wait_subscriptions (KvevWorker *worker, guint64 n, gint64 deadline)
-{
-  g_return_val_if_reached (FALSE);
-}
-
-void
-kvev_worker_stop (KvevWorker *worker, gint64 deadline)
-{
-  g_return_if_reached ();
-}
-
-gboolean
-kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id, const char *object_key,
-                   gssize key_len, const char *group_id, KvevMedia media)
-{
-  /* No snapshot is ever made without a transport. */
-  kvev_return_val_if_fail (snapshot != NULL, FALSE);
-  return FALSE;
-}
-
-gboolean
-kvev_snapshot_pause (KvevSnapshot *snapshot)
-{
-  kvev_return_val_if_fail (snapshot != NULL, FALSE);
-  return FALSE;
 }

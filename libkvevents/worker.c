@@ -7,6 +7,8 @@
 #include "events/encode.h"
 #include "fault.h"
 
+#include <zmq.h>
+
 /* Heartbeats that new subscriptions call for go at most this often: a
  * peer that subscribes and unsubscribes in a loop would otherwise make
  * the thread send one to every subscriber for each subscription.  A new
@@ -17,7 +19,8 @@ struct _KvevWorker
 {
   const KvevSettings *settings;
   KvevQueue *queue;
-  KvevTransport *transport;
+  KvevXpub *xpub;
+  KvevReplay *replay; /* or NULL */
   KvevEncoder *encoder;
   GThread *thread;
   guint64 next_sequence;
@@ -26,6 +29,9 @@ struct _KvevWorker
   /* Monotonic: when the heartbeat new subscriptions call for falls due;
    * G_MAXINT64 while none does. */
   gint64 subscribed_beat_time;
+  /* Matching subscriptions the xpub took in that heartbeat_due() has not
+   * looked at yet. */
+  guint new_subscriptions;
   gboolean beat; /* the sleep found a heartbeat due */
 
   /* Written by the thread for every message, read by anyone. */
@@ -46,11 +52,17 @@ publish_batch (KvevWorker *worker, const KvevEvent *events, guint n)
   KvevWorkerCounts *counts = &worker->counts;
   guint64 sequence = worker->next_sequence++;
   KvevSendResult result;
+  zmq_msg_t kept;
   gsize payload_len;
   char *payload;
 
   payload = kvev_encode_batch (worker->encoder, KVEV_NOW_MS (), events, n, &payload_len);
-  result = kvev_transport_send (worker->transport, sequence, payload, payload_len, n == 0);
+  result = kvev_xpub_send (worker->xpub, sequence, payload, payload_len,
+                           worker->replay != NULL ? &kept : NULL);
+  /* A message a subscriber lost to a full pipe is replay's to give back
+   * too: only one that reached no one is not kept. */
+  if (worker->replay != NULL && result != KVEV_SEND_FAILED)
+    kvev_replay_keep (worker->replay, sequence, &kept, n == 0);
   /* After the send, which may have waited for a full pipe: the stream
    * was not quiet meanwhile. */
   worker->last_message_time = g_get_monotonic_time ();
@@ -140,6 +152,23 @@ retire (KvevWorker *worker, guint64 last_event_id)
   g_mutex_unlock (&worker->progress_lock);
 }
 
+/* Everything one pop took: sent, retired for the flushes that wait on
+ * it, freed.  Then the peers, without waiting: a worker that never runs
+ * out of events never sleeps, where it would otherwise hear of
+ * subscriptions. */
+static void
+publish_popped (KvevWorker *worker, KvevCall **calls, guint n_calls, KvevEvent *events)
+{
+  const KvevCall *last = calls[n_calls - 1];
+  guint i;
+
+  publish_calls (worker, calls, n_calls, events);
+  retire (worker, last->first_event_id + last->n_events - 1);
+  for (i = 0; i < n_calls; i++)
+    g_free (calls[i]);
+  worker->new_subscriptions += kvev_xpub_take_in (worker->xpub);
+}
+
 /* With heartbeats on, whether one is due: the stream was quiet for the
  * interval, or a subscriber came and should learn the sequence.  That
  * one goes at once, or SUBSCRIBED_BEAT_US after the last heartbeat if
@@ -153,9 +182,9 @@ heartbeat_due (KvevWorker *worker)
   if (interval_us == 0)
     return FALSE;
   now = g_get_monotonic_time ();
-  if (kvev_transport_take_new_subscriptions (worker->transport) > 0
-      && worker->subscribed_beat_time == G_MAXINT64)
+  if (worker->new_subscriptions > 0 && worker->subscribed_beat_time == G_MAXINT64)
     worker->subscribed_beat_time = MAX (now, worker->last_beat_time + SUBSCRIBED_BEAT_US);
+  worker->new_subscriptions = 0;
   return now >= worker->subscribed_beat_time || now - worker->last_message_time >= interval_us;
 }
 
@@ -186,10 +215,10 @@ worker_sleep (gpointer data, int bell_fd, gint64 end_time)
       kvev_queue_wait_fd (bell_fd, end_time);
       return FALSE;
     }
-  kvev_transport_wait (worker->transport, bell_fd,
-                       interval_us > 0 ? MIN (worker->last_message_time + interval_us,
-                                              worker->subscribed_beat_time)
-                                       : -1);
+  worker->new_subscriptions += kvev_xpub_wait (
+      worker->xpub, bell_fd,
+      interval_us > 0 ? MIN (worker->last_message_time + interval_us, worker->subscribed_beat_time)
+                      : -1);
   worker->beat = heartbeat_due (worker);
   return worker->beat;
 }
@@ -205,30 +234,20 @@ worker_main (gpointer data)
   g_autofree KvevEvent *events
       = g_new (KvevEvent, MAX (settings->max_batch_events, KVEV_MAX_EVENTS_PER_CALL));
   guint64 reserved_gaps;
-  guint n, i;
+  guint n;
 
   worker->last_message_time = g_get_monotonic_time ();
   /* The first subscriber's heartbeat goes at once. */
   worker->last_beat_time = worker->last_message_time - SUBSCRIBED_BEAT_US;
   worker->subscribed_beat_time = G_MAXINT64;
-  while (kvev_queue_pop (worker->queue, calls, settings->max_batch_events,
-                         settings->batch_wait_us, &n, &reserved_gaps))
+  while (kvev_queue_pop (worker->queue, calls, settings->max_batch_events, settings->batch_wait_us,
+                         &n, &reserved_gaps))
     {
       /* Events the full queue dropped were older than these: the gap goes
        * right before them, where a subscriber can see it. */
       worker->next_sequence += reserved_gaps;
       if (n > 0)
-        {
-          const KvevCall *last = calls[n - 1];
-
-          publish_calls (worker, calls, n, events);
-          retire (worker, last->first_event_id + last->n_events - 1);
-          for (i = 0; i < n; i++)
-            g_free (calls[i]);
-          /* A worker that never runs out of events never sleeps, where
-           * it would otherwise hear of subscriptions. */
-          kvev_transport_take_in (worker->transport);
-        }
+        publish_popped (worker, calls, n, events);
       if (worker->beat || heartbeat_due (worker))
         publish_heartbeat (worker);
       worker->beat = FALSE;
@@ -237,33 +256,27 @@ worker_main (gpointer data)
 }
 
 static void
-worker_free (KvevWorker *worker, int linger_ms)
+worker_free (KvevWorker *worker)
 {
-  kvev_transport_free (worker->transport, linger_ms);
-  if (worker->encoder != NULL)
-    kvev_encoder_free (worker->encoder);
+  kvev_encoder_free (worker->encoder);
   g_mutex_clear (&worker->progress_lock);
   g_cond_clear (&worker->progress_cond);
   g_free (worker);
 }
 
 KvevWorker *
-kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotSource *snapshots,
-                   GError **error)
+kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevXpub *xpub,
+                   KvevReplay *replay, GError **error)
 {
   KvevWorker *worker = g_new0 (KvevWorker, 1);
   GError *thread_error = NULL;
 
   worker->settings = settings;
   worker->queue = queue;
+  worker->xpub = xpub;
+  worker->replay = replay;
   g_mutex_init (&worker->progress_lock);
   g_cond_init (&worker->progress_cond);
-  worker->transport = kvev_transport_new (settings, queue, snapshots, error);
-  if (worker->transport == NULL)
-    {
-      worker_free (worker, 0);
-      return NULL;
-    }
   worker->encoder = kvev_encoder_new (settings);
   /* The thread sleeps on the queue's bell and on the socket at once, so
    * that it takes subscriptions in while no event comes. */
@@ -276,43 +289,13 @@ kvev_worker_start (const KvevSettings *settings, KvevQueue *queue, KvevSnapshotS
   if (worker->thread == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot start the publisher thread: %s"), thread_error->message);
+                   _ ("Cannot start the publisher thread: %s"), thread_error->message);
       g_error_free (thread_error);
       kvev_queue_set_sleep (queue, NULL, NULL);
-      worker_free (worker, 0);
+      worker_free (worker);
       return NULL;
     }
   return worker;
-}
-
-const char *
-kvev_worker_get_endpoint (const KvevWorker *worker)
-{
-  return kvev_transport_get_endpoint (worker->transport);
-}
-
-const char *
-kvev_worker_get_replay_endpoint (const KvevWorker *worker)
-{
-  return kvev_transport_get_replay_endpoint (worker->transport);
-}
-
-void
-kvev_worker_replay_counts (const KvevWorker *worker, KvevReplayCounts *counts)
-{
-  kvev_transport_replay_counts (worker->transport, counts);
-}
-
-const char *
-kvev_worker_get_snapshot_endpoint (const KvevWorker *worker)
-{
-  return kvev_transport_get_snapshot_endpoint (worker->transport);
-}
-
-void
-kvev_worker_snapshot_counts (const KvevWorker *worker, KvevSnapshotCounts *counts)
-{
-  kvev_transport_snapshot_counts (worker->transport, counts);
 }
 
 gboolean
@@ -351,25 +334,8 @@ kvev_worker_counts (const KvevWorker *worker, KvevWorkerCounts *counts)
 }
 
 void
-kvev_worker_peer_counts (const KvevWorker *worker, KvevPeerCounts *counts)
+kvev_worker_stop (KvevWorker *worker)
 {
-  kvev_transport_counts (worker->transport, counts);
-}
-
-gboolean
-kvev_worker_wait_subscriptions (KvevWorker *worker, guint64 n, gint64 deadline)
-{
-  return kvev_transport_wait_subscriptions (worker->transport, n, deadline);
-}
-
-void
-kvev_worker_stop (KvevWorker *worker, gint64 deadline)
-{
-  gint64 remaining_ms;
-
   g_thread_join (worker->thread);
-  /* What ZeroMQ still holds may reach connected subscribers until the
-   * close deadline, and no longer: the free must return on time. */
-  remaining_ms = (deadline - g_get_monotonic_time ()) / 1000;
-  worker_free (worker, (int) CLAMP (remaining_ms, 0, G_MAXINT));
+  worker_free (worker);
 }

@@ -38,10 +38,10 @@ tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 # kvevents-bench's baseline (tools/bench/bench-baseline.c), and the wait
 # budget for full pipes, which only the ZeroMQ build has.
 if HAVE_ZMQ
-check_PROGRAMS += tests/test-encode tests/test-hold
-TESTS += tests/test-encode tests/test-hold
-tests_test_hold_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
-tests_test_hold_LDADD = $(TEST_INTERNAL_LIBS)
+check_PROGRAMS += tests/test-encode tests/test-send-budget
+TESTS += tests/test-encode tests/test-send-budget
+tests_test_send_budget_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_send_budget_LDADD = $(TEST_INTERNAL_LIBS)
 tests_test_encode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) -I$(top_srcdir)/tools/bench $(MSGPACK_CFLAGS)
 tests_test_encode_LDADD = tools/bench/libbench.la $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
 endif

@@ -121,6 +121,8 @@ void
 kvev_replay_keep (KvevReplay *replay, guint64 sequence, zmq_msg_t *message, gboolean heartbeat)
 {
   kvev_replay_buffer_keep (replay->buffer, sequence, message, heartbeat);
+  /* Emptied by the move: closing it frees nothing. */
+  zmq_msg_close (message);
 }
 
 /* Forgets the peers that have nothing to send and nothing in their
@@ -429,7 +431,7 @@ pump (KvevService *service, gpointer data)
 }
 
 KvevReplay *
-kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GError **error)
+kvev_replay_start (const KvevSettings *settings, const KvevNet *net, GError **error)
 {
   KvevReplay *replay = g_new0 (KvevReplay, 1);
 
@@ -444,7 +446,8 @@ kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GE
   replay->peers = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, NULL, peer_free);
   replay->sweep_at = SWEEP_MIN;
   g_queue_init (&replay->active);
-  if (!kvev_service_start_pumped (&replay->service, "kvev-replay", context, socket, REQUEST_FRAMES,
+  if (!kvev_service_start_pumped (&replay->service, "kvev-replay", kvev_net_context (net),
+                                  kvev_net_socket (net, KVEV_NET_REPLAY), REQUEST_FRAMES,
                                   serve_request, pump, replay, error))
     {
       g_prefix_error (error, _ ("Cannot start replay: "));
@@ -460,6 +463,11 @@ kvev_replay_start (const KvevSettings *settings, void *context, void *socket, GE
 void
 kvev_replay_counts (const KvevReplay *replay, KvevReplayCounts *counts)
 {
+  if (replay == NULL)
+    {
+      memset (counts, 0, sizeof *counts);
+      return;
+    }
   counts->requests = kvev_counter_get (&replay->counts.requests);
   counts->malformed_requests = kvev_counter_get (&replay->counts.malformed_requests);
   counts->refused_requests = kvev_counter_get (&replay->counts.refused_requests);

@@ -36,8 +36,8 @@
  *  - each socket's mailbox: the XPUB socket; the ZAP handler's REP socket
  *    when an allow-list is set (zap.c; its inproc bind takes none); with
  *    an address allow-list, the two PAIR sockets of each bound socket's
- *    monitor (zmq/xpub.c); with replay, and again with snapshots, a
- *    ROUTER socket and the two PAIR sockets that stop its thread
+ *    monitor (net.c); with replay, and again with snapshots, a ROUTER
+ *    socket (net.c) and the two PAIR sockets that stop its thread
  *    (service.c);
  *  - zmq_bind() on tcp://: the netlink socket of getifaddrs() while it
  *    resolves the address, then the listening socket (ipc:// takes only
@@ -93,14 +93,14 @@ check_descriptors (guint needed, GError **error)
       if (getrlimit (RLIMIT_NOFILE, &limit) != 0)
         limit.rlim_cur = RLIM_INFINITY;
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Too few file descriptors left for the kv_events publisher: it "
-                     "needs %u, and RLIMIT_NOFILE (%" PRIu64 ") leaves %u free"),
+                   _ ("Too few file descriptors left for the kv_events publisher: it "
+                      "needs %u, and RLIMIT_NOFILE (%" PRIu64 ") leaves %u free"),
                    needed, (uint64_t) limit.rlim_cur, n);
     }
   else
     g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                 _("Cannot reserve the %u file descriptors the kv_events publisher "
-                   "needs: %s"),
+                 _ ("Cannot reserve the %u file descriptors the kv_events publisher "
+                    "needs: %s"),
                  needed, g_strerror (saved_errno));
   return FALSE;
 }
@@ -150,8 +150,8 @@ check_threads (guint needed, GError **error)
   /* glibc says EAGAIN both for RLIMIT_NPROC and for a stack that does
    * not fit in the address space. */
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-               _("Too few threads or too little address space left for the kv_events "
-                 "publisher: it runs %u threads, and starting them failed: %s"),
+               _ ("Too few threads or too little address space left for the kv_events "
+                  "publisher: it runs %u threads, and starting them failed: %s"),
                needed, g_strerror (failure));
   return FALSE;
 }
@@ -159,13 +159,15 @@ check_threads (guint needed, GError **error)
 gboolean
 kvev_resources_check (const KvevSettings *settings, GError **error)
 {
-  /* As the transport starts them: see secure_socket() and
-   * monitor_refusals() in zmq/xpub.c. */
+  /* What net.c opens, or libzmq could run short where this found
+   * enough: ZAP for either allow-list (secure_socket()), and with an
+   * address allow-list a monitor on each bound socket
+   * (monitor_refusals()). */
   gboolean zap = settings->security->allowed_clients != NULL
                  || settings->security->allowed_addresses != NULL;
   gboolean monitor = settings->security->allowed_addresses != NULL;
-  guint services = (settings->replay_endpoint != NULL ? 1 : 0)
-                   + (settings->snapshot_endpoint != NULL ? 1 : 0);
+  guint services
+      = (settings->replay_endpoint != NULL ? 1 : 0) + (settings->snapshot_endpoint != NULL ? 1 : 0);
   guint binds = 1 + services;
   guint sockets = 1 + (zap ? 1 : 0) + (monitor ? 2 * binds : 0) + 3 * services;
 

@@ -25,16 +25,16 @@ typedef struct
   gint64 capacity_us;
   gint64 budget_us;
   gint64 refilled_at; /* monotonic time the budget was last brought up to date */
-} KvevHold;
+} KvevSendBudget;
 
-void kvev_hold_init (KvevHold *hold, guint32 wait_ms, gint64 now);
+void kvev_send_budget_init (KvevSendBudget *budget, guint32 wait_ms, gint64 now);
 
 /* How long the worker may wait for room now: -1 for no limit (a single
  * subscription), else the budget left, in microseconds. */
-gint64 kvev_hold_allowance (KvevHold *hold, guint64 subscriptions, gint64 now);
+gint64 kvev_send_budget_allowance (KvevSendBudget *budget, guint64 subscriptions, gint64 now);
 
 /* Takes a wait that ended at now out of the budget. */
-void kvev_hold_spend (KvevHold *hold, gint64 waited_us, gint64 now);
+void kvev_send_budget_spend (KvevSendBudget *budget, gint64 waited_us, gint64 now);
 
 G_END_DECLS
 

@@ -88,7 +88,8 @@ service_main (gpointer data)
       if (service->pump != NULL)
         timeout = service->pump (service, service->data);
     }
-  zmq_close (service->socket);
+  /* The socket is the caller's: the join publishes what this thread did
+   * with it, so that the caller's thread may close it. */
   zmq_close (service->stop_in);
   return NULL;
 }

@@ -28,11 +28,13 @@ typedef void (*KvevServeFunc) (KvevService *service, zmq_msg_t *frames, guint n_
  * request comes, 0 for at once. */
 typedef long (*KvevPumpFunc) (KvevService *service, gpointer data);
 
-/* Starts a thread called name serving socket, which it then owns and
- * closes.  max_frames is at least 1.  *service is set before the thread
- * starts, so that serve and what it calls may read it from data.  FALSE,
+/* Starts a thread called name serving socket, which stays the caller's
+ * (the net's, net.h) to close once kvev_service_stop() returned: one
+ * owner closes every socket of a publisher, in libzmq's order.
+ * max_frames is at least 1.  *service is set before the thread starts,
+ * so that serve and what it calls may read it from data.  FALSE,
  * *service NULL and error set when the thread or its stop pair cannot be
- * made; socket is then the caller's again. */
+ * made. */
 gboolean kvev_service_start (KvevService **service, const char *name, void *context, void *socket,
                              guint max_frames, KvevServeFunc serve, gpointer data, GError **error);
 

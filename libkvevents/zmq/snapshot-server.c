@@ -89,8 +89,9 @@ static const char *const stop_messages[] = {
 struct _KvevSnapshotServer
 {
   const KvevSettings *settings;
-  KvevQueue *queue;
   KvevSnapshotSource *source;
+  KvevSnapshotBarrier barrier;
+  gpointer barrier_data;
   KvevService *service;
   KvevEncoder *encoder;
   KvevSnapshotCounts counts;
@@ -415,9 +416,10 @@ begin (KvevSnapshot *snapshot, gpointer data)
   const KvevSettings *settings = server->settings;
   int error;
 
-  /* Ids are given in order under the queue's lock: every event accepted
-   * before this has an id <= it, every later one a greater id. */
-  snapshot->barrier = kvev_queue_last_event_id (server->queue);
+  /* Before the function reads any object: every mutation the walk does
+   * not see is then published with an id above it (kvevents(7),
+   * SNAPSHOTS, says why that is exact). */
+  snapshot->barrier = server->barrier (server->barrier_data);
   /* backend_id and dp_rank say whose state it is, even when it holds
    * no object: a subscriber replaces what it knew of that backend. */
   {
@@ -554,14 +556,16 @@ serve_request (KvevService *service, zmq_msg_t *frames, guint n_frames, gpointer
 }
 
 KvevSnapshotServer *
-kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *socket,
-                            KvevQueue *queue, KvevSnapshotSource *source, GError **error)
+kvev_snapshot_server_start (const KvevSettings *settings, const KvevNet *net,
+                            KvevSnapshotSource *source, KvevSnapshotBarrier barrier,
+                            gpointer barrier_data, GError **error)
 {
   KvevSnapshotServer *server = g_new0 (KvevSnapshotServer, 1);
 
   server->settings = settings;
-  server->queue = queue;
   server->source = source;
+  server->barrier = barrier;
+  server->barrier_data = barrier_data;
   server->encoder = kvev_encoder_new (settings);
   server->total = kvev_ledger_new (NULL);
   server->unread
@@ -569,8 +573,9 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
                                (GDestroyNotify) kvev_ledger_unref);
   server->credit = BURST_US;
   server->refilled = g_get_monotonic_time ();
-  if (!kvev_service_start (&server->service, "kvev-snapshot", context, socket, REQUEST_FRAMES,
-                           serve_request, server, error))
+  if (!kvev_service_start (&server->service, "kvev-snapshot", kvev_net_context (net),
+                           kvev_net_socket (net, KVEV_NET_SNAPSHOTS), REQUEST_FRAMES, serve_request,
+                           server, error))
     {
       g_prefix_error (error, _ ("Cannot start snapshots: "));
       g_hash_table_unref (server->unread);
@@ -585,6 +590,11 @@ kvev_snapshot_server_start (const KvevSettings *settings, void *context, void *s
 void
 kvev_snapshot_server_counts (const KvevSnapshotServer *server, KvevSnapshotCounts *counts)
 {
+  if (server == NULL)
+    {
+      memset (counts, 0, sizeof *counts);
+      return;
+    }
   counts->requests = kvev_counter_get (&server->counts.requests);
   counts->refused = kvev_counter_get (&server->counts.refused);
   counts->failed = kvev_counter_get (&server->counts.failed);

@@ -1,24 +1,30 @@
-/* xpub.h: the socket subscribers connect to, ZeroMQ's XPUB.  A library
- * built --without-zmq has none: worker-none.c stands in for the worker,
- * and kvev_has_transport() keeps it from ever starting.
+/* xpub.h: the live stream's end of the net's XPUB socket: each message
+ * out, waiting for a full pipe as long as kv_events_send_wait_ms allows
+ * (send-budget.h), and what comes back: the subscriptions, and the
+ * refusals the net's monitors report, which are drained with them.
  *
- * One thread, the worker, uses a transport from creation to free; only
- * the counts and kvev_transport_wait_subscriptions() are for any thread.
+ * The net (net.h) opens, hardens and closes the socket; this only uses
+ * it.  One thread, the worker, sends, waits and takes in, from creation
+ * to free; the counts and kvev_xpub_wait_subscriptions() are for any
+ * thread.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVEVENTS_XPUB_H
 #define KVEVENTS_XPUB_H
 
-#include "events/queue.h"
-#include "config/settings.h"
-#include "snapshot-source.h"
+#include "net.h"
 
 G_BEGIN_DECLS
 
-typedef struct _KvevTransport KvevTransport;
+/* libzmq's message (zmq.h), named without its header, which a library
+ * built --without-zmq does not have and whose front door still includes
+ * this one. */
+struct zmq_msg_t;
 
-/* What the transport knows of its peers. */
+typedef struct _KvevXpub KvevXpub;
+
+/* What the xpub knows of its peers. */
 typedef struct
 {
   /* Subscriptions that can match a message (prefixes of the topic),
@@ -35,38 +41,14 @@ typedef struct
   guint64 refused_keys;
 } KvevPeerCounts;
 
-/* What replay did (replay.c). */
-typedef struct
-{
-  guint64 requests;           /* answered, from the first message asked for */
-  guint64 malformed_requests; /* not [identity, "", 8-byte sequence]: counted, unanswered */
-  guint64 refused_requests;   /* unanswered: too many queued, or a stalled peer's */
-  guint64 abandoned_replies;  /* cut short: the peer read nothing for 5 s */
-  guint64 messages;           /* replayed, end markers aside */
-  guint64 held_bytes;         /* payloads of replies that libzmq holds now */
-  guint64 buffered_messages;  /* in the buffer now, heartbeat runs included */
-  guint64 buffered_bytes;     /* their payloads, heartbeat runs aside */
-} KvevReplayCounts;
+/* Whether the stream is stopping: a send waiting for room then gives up.
+ * Asked on the worker's thread, only while it waits. */
+typedef gboolean (*KvevXpubStopping) (gpointer data);
 
-/* What the snapshot server did (snapshot-server.c). */
-typedef struct
-{
-  guint64 requests;
-  guint64 refused; /* no snapshot function, or a request of another shape */
-  guint64 failed;  /* the walk failed, or the subscriber went away */
-  guint64 objects; /* sent */
-} KvevSnapshotCounts;
-
-/* Opens the socket with the options, CURVE keys and ZAP policy of
- * settings (which must outlive the transport) and binds it, and the
- * replay and snapshot sockets the settings ask for; snapshots take their
- * barrier from queue and walk source (both must outlive it too).  NULL
- * with a KVEV_ERROR_TRANSPORT on failure, with nothing left behind. */
-KvevTransport *kvev_transport_new (const KvevSettings *settings, KvevQueue *queue,
-                                   KvevSnapshotSource *source, GError **error);
-
-/* The endpoint actually bound, wildcards resolved. */
-const char *kvev_transport_get_endpoint (const KvevTransport *transport);
+/* Sends on net's live socket, with the topic and wait budget of
+ * settings; settings, net and stopping_data must outlive it. */
+KvevXpub *kvev_xpub_new (const KvevSettings *settings, const KvevNet *net,
+                         KvevXpubStopping stopping, gpointer stopping_data);
 
 typedef enum
 {
@@ -79,48 +61,38 @@ typedef enum
 } KvevSendResult;
 
 /* Sends one message: the topic, the big-endian sequence, then payload,
- * which the transport takes (a malloc() buffer, freed with free());
- * heartbeat says it holds no event (kvevents(7), HEARTBEATS).
- * While a subscriber's pipe is full it waits for room as send-budget.h says,
- * and gives up once the queue is stopped. */
-KvevSendResult kvev_transport_send (KvevTransport *transport, guint64 sequence, char *payload,
-                                    gsize payload_len, gboolean heartbeat);
+ * which it takes (a malloc() buffer, freed with free()).  While a
+ * subscriber's pipe is full it waits for room as send-budget.h says, and
+ * gives up once stopping says so.  Unless the message was lost
+ * (KVEV_SEND_FAILED), a kept that is not NULL then holds a copy of it
+ * that shares its payload, for replay to keep (replay.h); a lost one
+ * leaves kept with nothing to close. */
+KvevSendResult kvev_xpub_send (KvevXpub *xpub, guint64 sequence, char *payload, gsize payload_len,
+                               struct zmq_msg_t *kept);
 
 /* Sleeps until bell_fd is readable, a peer sent something, or end_time
  * (a g_get_monotonic_time() value; -1: no limit), and takes in what the
- * peers sent. */
-void kvev_transport_wait (KvevTransport *transport, int bell_fd, gint64 end_time);
-
-/* How many subscriptions that can match were taken in since the last
- * call: a heartbeat tells their subscribers the current sequence. */
-guint kvev_transport_take_new_subscriptions (KvevTransport *transport);
+ * peers sent.  Returns how many subscriptions that can match were taken
+ * in since the last kvev_xpub_wait() or kvev_xpub_take_in(), a waiting
+ * send's among them: a heartbeat tells their subscribers the current
+ * sequence. */
+guint kvev_xpub_wait (KvevXpub *xpub, int bell_fd, gint64 end_time);
 
 /* Takes in what the peers sent without waiting, for a worker too busy to
- * sleep: at most once a millisecond does anything. */
-void kvev_transport_take_in (KvevTransport *transport);
+ * sleep: at most once a millisecond does anything.  Returns as
+ * kvev_xpub_wait() does. */
+guint kvev_xpub_take_in (KvevXpub *xpub);
 
 /* Thread-safe. */
-void kvev_transport_counts (const KvevTransport *transport, KvevPeerCounts *counts);
-
-/* The replay socket's endpoint as bound, or NULL without replay. */
-const char *kvev_transport_get_replay_endpoint (const KvevTransport *transport);
-
-/* Thread-safe; all 0 without replay. */
-void kvev_transport_replay_counts (const KvevTransport *transport, KvevReplayCounts *counts);
-
-/* As for replay. */
-const char *kvev_transport_get_snapshot_endpoint (const KvevTransport *transport);
-void kvev_transport_snapshot_counts (const KvevTransport *transport, KvevSnapshotCounts *counts);
+void kvev_xpub_counts (const KvevXpub *xpub, KvevPeerCounts *counts);
 
 /* Waits until at least n subscriptions are present, or until deadline (a
  * g_get_monotonic_time() value; -1: no limit).  Thread-safe; the worker
  * takes the subscriptions in, so this never waits on an event call. */
-gboolean kvev_transport_wait_subscriptions (KvevTransport *transport, guint64 n,
-                                            gint64 deadline);
+gboolean kvev_xpub_wait_subscriptions (KvevXpub *xpub, guint64 n, gint64 deadline);
 
-/* Closes the socket, letting ZeroMQ deliver what it holds for at most
- * linger_ms, and frees the transport. */
-void kvev_transport_free (KvevTransport *transport, int linger_ms);
+/* Once the worker is done with it; the socket stays the net's. */
+void kvev_xpub_free (KvevXpub *xpub);
 
 G_END_DECLS
 

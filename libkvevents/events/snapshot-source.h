@@ -3,8 +3,10 @@
  * The publisher keeps no per-object state: the master does, and walks
  * it on request with the function it set (kvev_publisher_set_snapshot_func),
  * from a thread of the library's that answers on a ROUTER socket
- * (kvevents(7), SNAPSHOTS).  The source is the publisher's, in every
- * build; the server exists only with the transport, which owns it.
+ * (kvevents(7), SNAPSHOTS).  It sits beside the queue: the other way
+ * events reach the library, and like the queue in every build and
+ * without a socket.  The publisher keeps the source; the snapshot server
+ * (zmq/snapshot-server.h), which only a ZeroMQ build has, walks it.
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
