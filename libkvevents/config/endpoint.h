@@ -10,7 +10,7 @@
 #define KVEVENTS_ENDPOINT_H
 
 #include "internal.h"
-#include <base/endpoint-ipv6.h>
+#include <base/endpoint-syntax.h>
 
 G_BEGIN_DECLS
 
