@@ -34,6 +34,13 @@ tests_test_media_LDADD = $(TEST_PUBLIC_LIBS)
 tests_test_queue_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
+# Endpoints read into KvevEndpoint, and the syntax the tools share; nothing
+# is bound, so in both builds.
+check_PROGRAMS += tests/test-endpoint-parse
+TESTS += tests/test-endpoint-parse
+tests_test_endpoint_parse_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_endpoint_parse_LDADD = $(TEST_INTERNAL_LIBS)
+
 # The encoder, against the key-by-key reference that is also
 # kvevents-bench's baseline (tools/bench/bench-baseline.c), and the wait
 # budget for full pipes, which only the ZeroMQ build has.

@@ -3,8 +3,6 @@
  */
 #include "settings.h"
 
-#include "endpoint.h"
-
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
@@ -30,15 +28,17 @@ check_required (const KvevConfig *config, GError **error)
   return TRUE;
 }
 
+/* Parses a non-empty endpoint into *parsed; the message names @flag. */
 static gboolean
-check_endpoint (const char *flag, const char *endpoint, GError **error)
+parse_endpoint (const char *flag, const char *text, KvevEndpoint **parsed, GError **error)
 {
   g_autoptr (GError) endpoint_error = NULL;
   g_autofree char *shown = NULL;
 
-  if (kvev_endpoint_validate (endpoint, &endpoint_error))
+  *parsed = kvev_endpoint_parse (text, &endpoint_error);
+  if (*parsed != NULL)
     return TRUE;
-  shown = kvev_escape_for_message (endpoint);
+  shown = kvev_escape_for_message (text);
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                /* TRANSLATORS: an endpoint, the flag name, then why
                 * it cannot be bound, an already translated message. */
@@ -46,28 +46,33 @@ check_endpoint (const char *flag, const char *endpoint, GError **error)
   return FALSE;
 }
 
+static gboolean
+same_socket (const KvevEndpoint *endpoint, const KvevEndpoint *other)
+{
+  return other != NULL && strcmp (endpoint->text, other->text) == 0;
+}
+
 /* The replay and snapshot sockets take the live socket's keys and policy:
  * an address list needs a tcp:// endpoint there too, and no two sockets
- * can share one. */
+ * can share one.  @other is the other side socket's endpoint as
+ * configured, "" for none. */
 static gboolean
-check_side_endpoint (const KvevConfig *config, const char *flag, const char *endpoint,
-                     const char *other_flag, const char *other, GError **error)
+check_side_endpoint (const KvevConfig *config, const KvevSettings *settings, const char *flag,
+                     const KvevEndpoint *endpoint, const char *other_flag, const char *other,
+                     GError **error)
 {
-  if (endpoint[0] == '\0')
-    return TRUE;
-  if (!check_endpoint (flag, endpoint, error))
-    return FALSE;
+  gboolean same_as_other = strcmp (endpoint->text, other) == 0;
+
   /* A wildcard port or path takes a fresh one each: equal is fine then. */
-  if (!g_str_has_suffix (endpoint, ":*") && strcmp (endpoint, "ipc://*") != 0
-      && (strcmp (endpoint, config->bind_endpoint) == 0 || strcmp (endpoint, other) == 0))
+  if (!endpoint->fresh && (same_socket (endpoint, settings->bind_endpoint) || same_as_other))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: two flag names. */
                    _ ("%s must differ from %s: each is a socket of its own"), flag,
-                   strcmp (endpoint, other) == 0 ? other_flag : "kv_events_bind_endpoint");
+                   same_as_other ? other_flag : "kv_events_bind_endpoint");
       return FALSE;
     }
-  if (config->allowed_addresses[0] != '\0' && !g_str_has_prefix (endpoint, "tcp://"))
+  if (config->allowed_addresses[0] != '\0' && endpoint->scheme != KVEV_ENDPOINT_TCP)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    _ ("kv_events_allowed_addresses applies only to tcp:// endpoints, and "
@@ -79,13 +84,27 @@ check_side_endpoint (const KvevConfig *config, const char *flag, const char *end
 }
 
 static gboolean
-check_replay (const KvevConfig *config, GError **error)
+parse_side_endpoint (const KvevConfig *config, KvevSettings *settings, const char *flag,
+                     const char *text, KvevEndpoint **parsed, const char *other_flag,
+                     const char *other, GError **error)
 {
-  return check_side_endpoint (config, "kv_events_replay_endpoint", config->replay_endpoint,
-                              "kv_events_snapshot_endpoint", config->snapshot_endpoint, error)
-         && check_side_endpoint (config, "kv_events_snapshot_endpoint",
-                                 config->snapshot_endpoint, "kv_events_replay_endpoint",
-                                 config->replay_endpoint, error);
+  if (text[0] == '\0')
+    return TRUE;
+  return parse_endpoint (flag, text, parsed, error)
+         && check_side_endpoint (config, settings, flag, *parsed, other_flag, other, error);
+}
+
+static gboolean
+parse_endpoints (const KvevConfig *config, KvevSettings *settings, GError **error)
+{
+  return parse_endpoint ("kv_events_bind_endpoint", config->bind_endpoint, &settings->bind_endpoint,
+                         error)
+         && parse_side_endpoint (config, settings, "kv_events_replay_endpoint",
+                                 config->replay_endpoint, &settings->replay_endpoint,
+                                 "kv_events_snapshot_endpoint", config->snapshot_endpoint, error)
+         && parse_side_endpoint (config, settings, "kv_events_snapshot_endpoint",
+                                 config->snapshot_endpoint, &settings->snapshot_endpoint,
+                                 "kv_events_replay_endpoint", config->replay_endpoint, error);
 }
 
 /* 128 bits from the system's random source: two publishers, or a master
@@ -187,22 +206,20 @@ kvev_settings_new (const KvevConfig *config, GError **error)
    * flags say. */
   if (config->enable)
     {
-      if (!check_required (config, error)
-          || !check_endpoint ("kv_events_bind_endpoint", config->bind_endpoint, error)
-          || !check_replay (config, error) || !check_wire_strings (config, error)
-          || !check_send_budget (config, error))
+      if (!check_required (config, error) || !parse_endpoints (config, settings, error)
+          || !check_wire_strings (config, error) || !check_send_budget (config, error))
         return NULL;
       /* The security flags name files and address lists: reading them
        * here, in every build, reports a bad key at startup rather than at
        * the first bind. */
-      settings->security = kvev_security_load (config, error);
+      settings->security
+          = kvev_security_load (config->curve_secret_key_file, config->curve_allowed_clients_file,
+                                config->allowed_addresses, settings->bind_endpoint, error);
       if (settings->security == NULL)
         return NULL;
     }
 
   settings->enable = config->enable;
-  settings->bind_endpoint = g_strdup (config->bind_endpoint);
-  settings->ipv6 = kvev_endpoint_is_ipv6 (config->bind_endpoint);
   settings->topic = g_strdup (config->topic);
   settings->topic_len = strlen (config->topic);
   settings->send_hwm = config->send_hwm;
@@ -225,16 +242,6 @@ kvev_settings_new (const KvevConfig *config, GError **error)
   settings->io_threads = config->io_threads;
   settings->emit_publisher_id = config->emit_publisher_id;
   draw_instance_id (settings);
-  if (config->replay_endpoint[0] != '\0')
-    {
-      settings->replay_endpoint = g_strdup (config->replay_endpoint);
-      settings->replay_ipv6 = kvev_endpoint_is_ipv6 (config->replay_endpoint);
-    }
-  if (config->snapshot_endpoint[0] != '\0')
-    {
-      settings->snapshot_endpoint = g_strdup (config->snapshot_endpoint);
-      settings->snapshot_ipv6 = kvev_endpoint_is_ipv6 (config->snapshot_endpoint);
-    }
   settings->replay_buffer_messages = config->replay_buffer_messages;
   settings->replay_buffer_bytes = config->replay_buffer_bytes;
   settings->replay_rate_bytes = config->replay_rate_bytes;
@@ -248,13 +255,13 @@ kvev_settings_free (KvevSettings *settings)
   if (settings == NULL)
     return;
   kvev_security_free (settings->security);
-  g_free (settings->bind_endpoint);
+  kvev_endpoint_free (settings->bind_endpoint);
   g_free (settings->topic);
   g_free (settings->backend_id);
   g_free (settings->model_name);
   g_free (settings->additional_salt);
   g_free (settings->lora_name);
-  g_free (settings->replay_endpoint);
-  g_free (settings->snapshot_endpoint);
+  kvev_endpoint_free (settings->replay_endpoint);
+  kvev_endpoint_free (settings->snapshot_endpoint);
   g_free (settings);
 }

@@ -2,9 +2,10 @@
  *
  * KvevConfig is what a master sets, flag by flag, as text; KvevSettings
  * is what one validation pass makes of it: typed, complete, with the
- * security policy read once and the derived values worked out once.  The
- * publisher, its worker, the encoder and the transport read only these,
- * and nobody changes them after kvev_settings_new().
+ * endpoints parsed and the security policy read once, and the derived
+ * values worked out once.  The publisher, its worker, the encoder and the
+ * transport read only these, and nobody changes them after
+ * kvev_settings_new().
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -12,6 +13,7 @@
 #define KVEVENTS_SETTINGS_H
 
 #include "internal.h"
+#include "endpoint.h"
 #include "security.h"
 
 G_BEGIN_DECLS
@@ -20,9 +22,9 @@ typedef struct
 {
   gboolean enable;
 
-  /* Where and how the socket binds. */
-  char *bind_endpoint;
-  gboolean ipv6; /* a bracketed IPv6 host: the socket needs ZMQ_IPV6 */
+  /* Where and how the socket binds.  Endpoints are parsed once, here;
+   * NULL when disabled, and replay's and the snapshots' when not set. */
+  KvevEndpoint *bind_endpoint;
   char *topic;
   gsize topic_len;
   guint32 send_hwm;
@@ -60,15 +62,13 @@ typedef struct
   gboolean emit_publisher_id;
 
   /* Replay: none when replay_endpoint is NULL. */
-  char *replay_endpoint;
-  gboolean replay_ipv6;
+  KvevEndpoint *replay_endpoint;
   guint32 replay_buffer_messages;
   guint32 replay_buffer_bytes;
   guint32 replay_rate_bytes; /* 0: no limit */
 
   /* Snapshots: none when snapshot_endpoint is NULL. */
-  char *snapshot_endpoint;
-  gboolean snapshot_ipv6;
+  KvevEndpoint *snapshot_endpoint;
   guint32 snapshot_duty_percent; /* 1 to 100 */
 } KvevSettings;
 

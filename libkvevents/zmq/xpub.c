@@ -534,7 +534,7 @@ set_socket_options (KvevTransport *transport, GError **error)
          /* A full pipe refuses rather than drops: see send_topic (). */
          && set_int_option (socket, ZMQ_XPUB_NODROP, 1, "ZMQ_XPUB_NODROP", error)
          && limit_peers (socket, (gint64) MAX (INBOUND_FRAME_FLOOR, settings->topic_len + 1),
-                         settings->ipv6, error);
+                         settings->bind_endpoint->ipv6, error);
 }
 
 /* With an address allow-list, libzmq's monitor tells of the connections
@@ -568,20 +568,21 @@ monitor_refusals (KvevTransport *transport, void *socket, const char *name, GErr
 /* Binds socket to the endpoint of flag; the endpoint actually bound, to
  * g_free(), or NULL with the error. */
 static char *
-bind_socket (KvevTransport *transport, void *socket, const char *flag, const char *endpoint,
-             GError **error)
+bind_socket (KvevTransport *transport, void *socket, const char *flag,
+             const KvevEndpoint *endpoint, GError **error)
 {
   char bound[1024];
   size_t bound_len = sizeof bound;
 
   if (!kvev_endpoint_prepare_bind (flag, endpoint, error))
     return NULL;
-  if (zmq_bind (socket, endpoint) != 0)
+  if (zmq_bind (socket, endpoint->text) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                    /* TRANSLATORS: a flag name, then an endpoint and the
                     * reason. */
-                   _("Cannot bind %s \"%s\": %s"), flag, endpoint, zmq_strerror (zmq_errno ()));
+                   _("Cannot bind %s \"%s\": %s"), flag, endpoint->text,
+                   zmq_strerror (zmq_errno ()));
       return NULL;
     }
   /* Once listening, not before: a bind that fails exposes nothing. */
@@ -619,8 +620,8 @@ start_replay (KvevTransport *transport, GError **error)
    * keeps up finds messages waiting between two turns of the thread. */
   if (!set_int_option (socket, ZMQ_SNDHWM, 1000, "ZMQ_SNDHWM", error)
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
-      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_ipv6, error)
-      || !secure_socket (transport, socket, settings->replay_ipv6, error)
+      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->replay_endpoint->ipv6, error)
+      || !secure_socket (transport, socket, settings->replay_endpoint->ipv6, error)
       || !monitor_refusals (transport, socket, "replay", error)
       || (transport->replay_endpoint
           = bind_socket (transport, socket, "kv_events_replay_endpoint",
@@ -661,8 +662,8 @@ start_snapshots (KvevTransport *transport, KvevQueue *queue, KvevSnapshotSource 
     }
   if (!set_int_option (socket, ZMQ_SNDHWM, SNAPSHOT_SNDHWM, "ZMQ_SNDHWM", error)
       || !set_int_option (socket, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY", error)
-      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->snapshot_ipv6, error)
-      || !secure_socket (transport, socket, settings->snapshot_ipv6, error)
+      || !limit_peers (socket, INBOUND_FRAME_FLOOR, settings->snapshot_endpoint->ipv6, error)
+      || !secure_socket (transport, socket, settings->snapshot_endpoint->ipv6, error)
       || !monitor_refusals (transport, socket, "snapshots", error)
       || (transport->snapshot_endpoint
           = bind_socket (transport, socket, "kv_events_snapshot_endpoint",
@@ -707,7 +708,7 @@ kvev_transport_new (const KvevSettings *settings, KvevQueue *queue, KvevSnapshot
       goto fail;
     }
   if (!set_socket_options (transport, error)
-      || !secure_socket (transport, transport->socket, settings->ipv6, error)
+      || !secure_socket (transport, transport->socket, settings->bind_endpoint->ipv6, error)
       || !monitor_refusals (transport, transport->socket, "live", error)
       || (transport->endpoint = bind_socket (transport, transport->socket,
                                              "kv_events_bind_endpoint", settings->bind_endpoint,
