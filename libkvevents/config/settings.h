@@ -18,6 +18,22 @@
 
 G_BEGIN_DECLS
 
+/* kv_events_non_utf8: what becomes of an event whose object key, tenant
+ * or group is not UTF-8 (kvevents(7), "Strings that are not UTF-8").
+ * The values index the flag's words in flags.c. */
+typedef enum
+{
+  KVEV_NON_UTF8_BIN = 0,  /* sent as msgpack bin, alone in its message */
+  KVEV_NON_UTF8_SKIP = 1, /* not published, counted, no event_id */
+} KvevNonUtf8;
+
+/* No message's payload is larger, however the budget divides: NVIDIA
+ * Dynamo's Mooncake readers refuse a message over 1 MiB, and a message
+ * they cannot read looks to them like loss. */
+#define KVEV_MAX_MESSAGE_BYTES (1024 * 1024)
+
+/* Every flag has a field here, which its row in flags.c names; the rest
+ * is worked out from them once. */
 typedef struct
 {
   gboolean enable;
@@ -28,8 +44,12 @@ typedef struct
   char *topic;
   gsize topic_len;
   guint32 send_hwm;
-  /* An empty policy when no security flag is set; NULL when disabled. */
+  /* Read from the three security flags; an empty policy when none is
+   * set, NULL when disabled. */
   KvevSecurity *security;
+  char *curve_secret_key_file;
+  char *curve_allowed_clients_file;
+  char *allowed_addresses;
 
   /* What every event says. */
   char *backend_id;
@@ -49,6 +69,7 @@ typedef struct
   guint32 max_batch_events;
   guint32 batch_wait_us;
   guint32 close_timeout_ms;
+  guint32 send_buffer_bytes;
   /* The most bytes of payload in one message, from the send budget: see
    * kv_events_send_buffer_bytes in kvevents(7). */
   gsize message_limit;
