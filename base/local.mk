@@ -5,7 +5,8 @@
 # library and into tools/common.
 
 kvev_base_sources = \
-	%reldir%/endpoint-ipv6.h \
+	%reldir%/endpoint-syntax.h \
+	%reldir%/endpoint-syntax.c \
 	%reldir%/secret.h \
 	%reldir%/secret.c \
 	%reldir%/utf8.h \

@@ -32,8 +32,16 @@ kvev_library_sources = \
 	%reldir%/worker.h
 
 # config/: flags, key files and command lines become checked settings.
+# The flag table (flags.c) describes every flag; config-private.h, what a
+# KvevConfig holds and the defaults, is for config/ alone.
 kvev_library_sources += \
+	%reldir%/config/config-private.h \
+	%reldir%/config/flags.h \
+	%reldir%/config/flags.c \
+	%reldir%/config/value.c \
 	%reldir%/config/config.c \
+	%reldir%/config/keyfile.c \
+	%reldir%/config/options.c \
 	%reldir%/config/settings.h \
 	%reldir%/config/settings.c \
 	%reldir%/config/endpoint.h \

@@ -34,6 +34,20 @@ tests_test_media_LDADD = $(TEST_PUBLIC_LIBS)
 tests_test_queue_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_queue_LDADD = $(TEST_INTERNAL_LIBS)
 
+# The flag table on its own: unique names, defaults, every row from a key
+# file and from the command line, and the settings field each lands in.
+check_PROGRAMS += tests/test-flags
+TESTS += tests/test-flags
+tests_test_flags_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_flags_LDADD = $(TEST_INTERNAL_LIBS)
+
+# Endpoints read into KvevEndpoint, and the syntax the tools share; nothing
+# is bound, so in both builds.
+check_PROGRAMS += tests/test-endpoint-parse
+TESTS += tests/test-endpoint-parse
+tests_test_endpoint_parse_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
+tests_test_endpoint_parse_LDADD = $(TEST_INTERNAL_LIBS)
+
 # The encoder, against the key-by-key reference that is also
 # kvevents-bench's baseline (tools/bench/bench-baseline.c), and the wait
 # budget for full pipes, which only the ZeroMQ build has.

@@ -1,9 +1,10 @@
 /* test-config.c: the flag table, parsing, key files, options, validation.
  * SPDX-License-Identifier: Apache-2.0
  */
-/* Internal header: the tests look at the struct to check that strings are
- * never NULL and use the library's KVEV_DEFAULT_* macros. */
-#include "internal.h"
+/* Internal headers: the tests look at the values a configuration holds,
+ * to check that strings are never NULL and that each flag has its own,
+ * and use the library's KVEV_DEFAULT_* macros. */
+#include "config/config-private.h"
 #include "config/settings.h"
 
 #include <kvevents/kvevents.h>
@@ -85,16 +86,32 @@ typedef struct
 static const char *const non_utf8_words[] = { "bin", "skip" };
 
 static const IntegerFlag integer_flags[] = {
-  { "kv_events_block_size", 0, G_MAXUINT32 },     { "kv_events_dp_rank", 0, G_MAXUINT32 },
-  { "kv_events_queue_capacity", 0, G_MAXUINT32 }, { "kv_events_max_batch_events", 1, 4096 },
-  { "kv_events_send_hwm", 0, G_MAXUINT32 },       { "kv_events_close_timeout_ms", 0, 600000 },
-  { "kv_events_batch_wait_us", 0, 1000000 },     { "kv_events_send_buffer_bytes", 0, G_MAXUINT32 },
-  { "kv_events_heartbeat_ms", 0, 3600000 },       { "kv_events_replay_buffer_messages", 1, G_MAXUINT32 },
-  { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },     { "kv_events_replay_rate_bytes", 0, G_MAXUINT32 },
+  { "kv_events_block_size", 0, G_MAXUINT32 },
+  { "kv_events_dp_rank", 0, G_MAXUINT32 },
+  { "kv_events_queue_capacity", 0, G_MAXUINT32 },
+  { "kv_events_max_batch_events", 1, 4096 },
+  { "kv_events_send_hwm", 0, G_MAXUINT32 },
+  { "kv_events_close_timeout_ms", 0, 600000 },
+  { "kv_events_batch_wait_us", 0, 1000000 },
+  { "kv_events_send_buffer_bytes", 0, G_MAXUINT32 },
+  { "kv_events_heartbeat_ms", 0, 3600000 },
+  { "kv_events_replay_buffer_messages", 1, G_MAXUINT32 },
+  { "kv_events_replay_buffer_bytes", 1, G_MAXUINT32 },
+  { "kv_events_replay_rate_bytes", 0, G_MAXUINT32 },
   { "kv_events_send_wait_ms", 0, 1000 },
   { "kv_events_io_threads", 1, 64 },
   { "kv_events_snapshot_duty_percent", 1, 100 },
 };
+
+/* The value @config holds for the flag @name, where the library keeps it. */
+static KvevFlagValue *
+held (const KvevConfig *config, const char *name)
+{
+  const KvevFlag *flag = kvev_flag_lookup (name);
+
+  g_assert_nonnull (flag);
+  return &config->values[kvev_flag_index (flag)];
+}
 
 /* Every flag's value as text, to compare whole configurations. */
 static GStrv
@@ -218,27 +235,31 @@ test_defaults (void)
   assert_get (config, "kv_events_send_hwm", hwm);
   assert_get (config, "kv_events_close_timeout_ms", timeout);
 
-  /* The struct the publisher reads: strings are never NULL. */
-  g_assert_false (config->enable);
-  g_assert_true (config->emit_object_key);
-  g_assert_true (config->emit_legacy_compat);
-  g_assert_cmpstr (config->bind_endpoint, ==, "");
-  g_assert_cmpstr (config->backend_id, ==, "");
-  g_assert_cmpstr (config->model_name, ==, "");
-  g_assert_cmpstr (config->additional_salt, ==, "");
-  g_assert_cmpstr (config->lora_name, ==, "");
-  g_assert_cmpstr (config->topic, ==, "");
-  g_assert_cmpstr (config->curve_secret_key_file, ==, "");
-  g_assert_cmpstr (config->curve_allowed_clients_file, ==, "");
-  g_assert_cmpstr (config->allowed_addresses, ==, "");
-  g_assert_cmpuint (config->block_size, ==, 0);
-  g_assert_cmpuint (config->dp_rank, ==, 0);
-  g_assert_cmpuint (config->queue_capacity, ==, KVEV_DEFAULT_QUEUE_CAPACITY);
-  g_assert_cmpuint (config->max_batch_events, ==, KVEV_DEFAULT_MAX_BATCH_EVENTS);
-  g_assert_cmpuint (config->send_hwm, ==, KVEV_DEFAULT_SEND_HWM);
-  g_assert_cmpuint (config->send_buffer_bytes, ==, KVEV_DEFAULT_SEND_BUFFER_BYTES);
-  g_assert_cmpuint (config->close_timeout_ms, ==, KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
-  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_BIN);
+  /* The values the configuration holds: strings are never NULL. */
+  g_assert_false (held (config, "enable_kv_events")->boolean);
+  g_assert_true (held (config, "kv_events_emit_object_key")->boolean);
+  g_assert_true (held (config, "kv_events_emit_legacy_compat")->boolean);
+  g_assert_cmpstr (held (config, "kv_events_bind_endpoint")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_backend_id")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_model_name")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_additional_salt")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_lora_name")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_topic")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_curve_secret_key_file")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_curve_allowed_clients_file")->string, ==, "");
+  g_assert_cmpstr (held (config, "kv_events_allowed_addresses")->string, ==, "");
+  g_assert_cmpuint (held (config, "kv_events_block_size")->number, ==, 0);
+  g_assert_cmpuint (held (config, "kv_events_dp_rank")->number, ==, 0);
+  g_assert_cmpuint (held (config, "kv_events_queue_capacity")->number, ==,
+                    KVEV_DEFAULT_QUEUE_CAPACITY);
+  g_assert_cmpuint (held (config, "kv_events_max_batch_events")->number, ==,
+                    KVEV_DEFAULT_MAX_BATCH_EVENTS);
+  g_assert_cmpuint (held (config, "kv_events_send_hwm")->number, ==, KVEV_DEFAULT_SEND_HWM);
+  g_assert_cmpuint (held (config, "kv_events_send_buffer_bytes")->number, ==,
+                    KVEV_DEFAULT_SEND_BUFFER_BYTES);
+  g_assert_cmpuint (held (config, "kv_events_close_timeout_ms")->number, ==,
+                    KVEV_DEFAULT_CLOSE_TIMEOUT_MS);
+  g_assert_cmpint (held (config, "kv_events_non_utf8")->word, ==, KVEV_NON_UTF8_BIN);
 }
 
 static void
@@ -285,13 +306,13 @@ test_booleans (void)
         }
     }
 
-  /* The struct follows. */
+  /* The value held follows. */
   g_assert_true (kvev_config_set (config, "enable_kv_events", "yes", NULL));
-  g_assert_true (config->enable);
+  g_assert_true (held (config, "enable_kv_events")->boolean);
   g_assert_true (kvev_config_set (config, "kv_events_emit_object_key", "no", NULL));
-  g_assert_false (config->emit_object_key);
+  g_assert_false (held (config, "kv_events_emit_object_key")->boolean);
   g_assert_true (kvev_config_set (config, "kv_events_emit_legacy_compat", "0", NULL));
-  g_assert_false (config->emit_legacy_compat);
+  g_assert_false (held (config, "kv_events_emit_legacy_compat")->boolean);
 }
 
 static void
@@ -323,19 +344,19 @@ test_integers (void)
       kvev_config_set (config, "kv_events_dp_rank", "0000000000000000000004294967295", NULL));
   assert_get (config, "kv_events_dp_rank", "4294967295");
 
-  /* The struct follows. */
+  /* The value held follows. */
   g_assert_true (kvev_config_set (config, "kv_events_dp_rank", "7", NULL));
-  g_assert_cmpuint (config->dp_rank, ==, 7);
+  g_assert_cmpuint (held (config, "kv_events_dp_rank")->number, ==, 7);
   g_assert_true (kvev_config_set (config, "kv_events_block_size", "256", NULL));
-  g_assert_cmpuint (config->block_size, ==, 256);
+  g_assert_cmpuint (held (config, "kv_events_block_size")->number, ==, 256);
   g_assert_true (kvev_config_set (config, "kv_events_queue_capacity", "0", NULL));
-  g_assert_cmpuint (config->queue_capacity, ==, 0);
+  g_assert_cmpuint (held (config, "kv_events_queue_capacity")->number, ==, 0);
   g_assert_true (kvev_config_set (config, "kv_events_max_batch_events", "4096", NULL));
-  g_assert_cmpuint (config->max_batch_events, ==, 4096);
+  g_assert_cmpuint (held (config, "kv_events_max_batch_events")->number, ==, 4096);
   g_assert_true (kvev_config_set (config, "kv_events_send_hwm", "0", NULL));
-  g_assert_cmpuint (config->send_hwm, ==, 0);
+  g_assert_cmpuint (held (config, "kv_events_send_hwm")->number, ==, 0);
   g_assert_true (kvev_config_set (config, "kv_events_close_timeout_ms", "600000", NULL));
-  g_assert_cmpuint (config->close_timeout_ms, ==, 600000);
+  g_assert_cmpuint (held (config, "kv_events_close_timeout_ms")->number, ==, 600000);
 }
 
 static void
@@ -368,30 +389,35 @@ test_strings (void)
       assert_get (config, string_flags[f], long_value);
     }
 
-  /* Each flag lands in its own field. */
+  /* Each flag has a value of its own. */
   for (gsize f = 0; f < G_N_ELEMENTS (string_flags); f++)
     g_assert_true (kvev_config_set (config, string_flags[f], string_flags[f], NULL));
-  g_assert_cmpstr (config->bind_endpoint, ==, "kv_events_bind_endpoint");
-  g_assert_cmpstr (config->backend_id, ==, "kv_events_backend_id");
-  g_assert_cmpstr (config->model_name, ==, "kv_events_model_name");
-  g_assert_cmpstr (config->additional_salt, ==, "kv_events_additional_salt");
-  g_assert_cmpstr (config->lora_name, ==, "kv_events_lora_name");
-  g_assert_cmpstr (config->topic, ==, "kv_events_topic");
-  g_assert_cmpstr (config->curve_secret_key_file, ==, "kv_events_curve_secret_key_file");
-  g_assert_cmpstr (config->curve_allowed_clients_file, ==, "kv_events_curve_allowed_clients_file");
-  g_assert_cmpstr (config->allowed_addresses, ==, "kv_events_allowed_addresses");
+  g_assert_cmpstr (held (config, "kv_events_bind_endpoint")->string, ==, "kv_events_bind_endpoint");
+  g_assert_cmpstr (held (config, "kv_events_backend_id")->string, ==, "kv_events_backend_id");
+  g_assert_cmpstr (held (config, "kv_events_model_name")->string, ==, "kv_events_model_name");
+  g_assert_cmpstr (held (config, "kv_events_additional_salt")->string, ==,
+                   "kv_events_additional_salt");
+  g_assert_cmpstr (held (config, "kv_events_lora_name")->string, ==, "kv_events_lora_name");
+  g_assert_cmpstr (held (config, "kv_events_topic")->string, ==, "kv_events_topic");
+  g_assert_cmpstr (held (config, "kv_events_curve_secret_key_file")->string, ==,
+                   "kv_events_curve_secret_key_file");
+  g_assert_cmpstr (held (config, "kv_events_curve_allowed_clients_file")->string, ==,
+                   "kv_events_curve_allowed_clients_file");
+  g_assert_cmpstr (held (config, "kv_events_allowed_addresses")->string, ==,
+                   "kv_events_allowed_addresses");
 
-  /* The struct owns its copy. */
+  /* The configuration owns its copy. */
   {
     char value[] = "backend-1";
 
     g_assert_true (kvev_config_set (config, "kv_events_backend_id", value, NULL));
     value[0] = 'X';
-    g_assert_cmpstr (config->backend_id, ==, "backend-1");
+    g_assert_cmpstr (held (config, "kv_events_backend_id")->string, ==, "backend-1");
   }
   /* Setting a string to the very text it holds is safe. */
-  g_assert_true (kvev_config_set (config, "kv_events_backend_id", config->backend_id, NULL));
-  g_assert_cmpstr (config->backend_id, ==, "backend-1");
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id",
+                                  held (config, "kv_events_backend_id")->string, NULL));
+  g_assert_cmpstr (held (config, "kv_events_backend_id")->string, ==, "backend-1");
 }
 
 static void
@@ -528,9 +554,10 @@ test_words (void)
       g_assert_no_error (error);
       /* get returns the word as the table spells it. */
       assert_get (config, "kv_events_non_utf8", cases[i].word);
-      /* The struct holds the enum the publisher reads. */
-      g_assert_cmpint (config->non_utf8, ==, cases[i].stored);
-      g_assert_cmpstr (non_utf8_words[config->non_utf8], ==, cases[i].word);
+      /* The configuration holds the enum the publisher reads. */
+      g_assert_cmpint (held (config, "kv_events_non_utf8")->word, ==, cases[i].stored);
+      g_assert_cmpstr (non_utf8_words[held (config, "kv_events_non_utf8")->word], ==,
+                       cases[i].word);
     }
 }
 
@@ -699,7 +726,7 @@ test_unchanged_after_failure (void)
 {
   g_autoptr (KvevConfig) config = config_new_custom ();
   g_auto (GStrv) before = snapshot (config);
-  char *endpoint = config->bind_endpoint;
+  char *endpoint = held (config, "kv_events_bind_endpoint")->string;
 
   g_assert_false (kvev_config_set (config, "kv_events_dp_rank", "-1", NULL));
   g_assert_false (kvev_config_set (config, "kv_events_max_batch_events", "0", NULL));
@@ -707,7 +734,7 @@ test_unchanged_after_failure (void)
   g_assert_false (kvev_config_set (config, "kv_events_bind_endpont", "ipc:///tmp/y", NULL));
   assert_snapshot (config, (const char *const *) before);
   /* Not even reallocated. */
-  g_assert_true (config->bind_endpoint == endpoint);
+  g_assert_true (held (config, "kv_events_bind_endpoint")->string == endpoint);
 }
 
 static void
@@ -722,8 +749,10 @@ test_copy (void)
   g_assert_true (copy != original);
   assert_snapshot (copy, (const char *const *) original_values);
   /* Strings are the copy's own. */
-  g_assert_true (copy->backend_id != original->backend_id);
-  g_assert_true (copy->topic != original->topic);
+  g_assert_true (held (copy, "kv_events_backend_id")->string
+                 != held (original, "kv_events_backend_id")->string);
+  g_assert_true (held (copy, "kv_events_topic")->string
+                 != held (original, "kv_events_topic")->string);
 
   g_assert_true (kvev_config_set (original, "kv_events_backend_id", "other", NULL));
   g_assert_true (kvev_config_set (original, "kv_events_dp_rank", "99", NULL));
@@ -804,7 +833,7 @@ test_key_file_good (void)
   assert_get (config, "kv_events_emit_object_key", "false");
   assert_get (config, "kv_events_max_batch_events", "8");
   assert_get (config, "kv_events_send_hwm", "10000");
-  g_assert_cmpstr (config->backend_id, ==, " backend with spaces\t");
+  g_assert_cmpstr (held (config, "kv_events_backend_id")->string, ==, " backend with spaces\t");
 }
 
 static void
@@ -871,7 +900,7 @@ test_key_file_words (void)
   g_assert_true (kvev_config_load_key_file (config, good, NULL, &error));
   g_assert_no_error (error);
   assert_get (config, "kv_events_non_utf8", "skip");
-  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
+  g_assert_cmpint (held (config, "kv_events_non_utf8")->word, ==, KVEV_NON_UTF8_SKIP);
 
   before = snapshot (config);
   g_assert_false (kvev_config_load_key_file (config, bad, NULL, &error));
@@ -880,7 +909,7 @@ test_key_file_words (void)
                    "Key \"kv_events_non_utf8\" in group [kv_events]: "
                    "Invalid value \"str\" for kv_events_non_utf8: expected one of bin, skip");
   assert_snapshot (config, (const char *const *) before);
-  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
+  g_assert_cmpint (held (config, "kv_events_non_utf8")->word, ==, KVEV_NON_UTF8_SKIP);
 }
 
 static void
@@ -936,16 +965,15 @@ static void
 test_key_file_escapes (void)
 {
   g_autoptr (KvevConfig) config = kvev_config_new ();
-  g_autoptr (GKeyFile) key_file
-      = key_file_new_from ("[kv_events]\n"
-                           "kv_events_topic=\\sa\\tb\\nc\\rd\\\\e\\s\n"
-                           "kv_events_model_name=m\xc3\xa9\n");
+  g_autoptr (GKeyFile) key_file = key_file_new_from ("[kv_events]\n"
+                                                     "kv_events_topic=\\sa\\tb\\nc\\rd\\\\e\\s\n"
+                                                     "kv_events_model_name=m\xc3\xa9\n");
   g_autoptr (GError) error = NULL;
 
   g_assert_true (kvev_config_load_key_file (config, key_file, NULL, &error));
   g_assert_no_error (error);
-  g_assert_cmpstr (config->topic, ==, " a\tb\nc\rd\\e ");
-  g_assert_cmpstr (config->model_name, ==, "m\xc3\xa9");
+  g_assert_cmpstr (held (config, "kv_events_topic")->string, ==, " a\tb\nc\rd\\e ");
+  g_assert_cmpstr (held (config, "kv_events_model_name")->string, ==, "m\xc3\xa9");
 }
 
 static void
@@ -1070,7 +1098,7 @@ test_option_group_parse (void)
   assert_get (config, "kv_events_topic", "");
   assert_get (config, "kv_events_max_batch_events", "4096");
   assert_get (config, "kv_events_non_utf8", "skip");
-  g_assert_cmpint (config->non_utf8, ==, KVEV_NON_UTF8_SKIP);
+  g_assert_cmpint (held (config, "kv_events_non_utf8")->word, ==, KVEV_NON_UTF8_SKIP);
   /* Untouched flags keep their defaults. */
   assert_get (config, "kv_events_emit_legacy_compat", "true");
   assert_get (config, "kv_events_queue_capacity", "65536");

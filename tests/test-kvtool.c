@@ -51,6 +51,17 @@ test_connect_endpoint (void)
   g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:*"));
   g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[::1:5557"));
   g_assert_false (kvt_connect_endpoint_is_valid ("tcp://:5557"));
+  /* What a connect takes and a bind does not: host names, a SOURCE;, an
+   * unbracketed IPv6 host whose port follows the last colon. */
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://kv-master.example:5557"));
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://eth0;kv-master.example:05557"));
+  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://::1:5557"));
+  /* The syntax they share: a port of digits, a closed bracket right before
+   * its colon, and something in the brackets. */
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:+1"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[::1]x:5557"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[]:5557"));
+  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.2:0;"));
 }
 
 /* Text that is UTF-8, NULs included, is a JSON string; other bytes are

@@ -6,6 +6,7 @@
 
 #include "config/endpoint.h"
 #include "config/security.h"
+#include "config/settings.h"
 #ifdef HAVE_ZMQ
 #include "test-util.h"
 #include <zmq.h>
@@ -94,10 +95,11 @@ static void
 test_malformed_keys (void)
 {
   g_autofree char *short_key = write_file ("short.key", "abc\n", 0600);
-  g_autofree char *bad_chars = write_file ("bad.key", "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh~\n", 0600);
+  g_autofree char *bad_chars
+      = write_file ("bad.key", "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh~\n", 0600);
   g_autofree char *good_key = write_file ("good2.key", SERVER_SECRET, 0600);
-  g_autofree char *clients = write_file ("clients",
-                                         "# operators\n" CLIENT_PUBLIC_1 "\n\nnot-a-key\n", 0644);
+  g_autofree char *clients
+      = write_file ("clients", "# operators\n" CLIENT_PUBLIC_1 "\n\nnot-a-key\n", 0644);
   g_autofree char *missing = g_build_filename (key_dir, "missing", NULL);
   g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
 
@@ -306,8 +308,8 @@ test_secret_wipe (void)
 static void
 test_malformed_addresses (void)
 {
-  static const char *const bad[] = { "127.0.0.1,", "localhost", "10.0.0.0/33", "::1/129",
-                                     "10.0.0.0/", "10.0.0.0/8x", "1.2.3.4.5", "10.0.0.0/-1" };
+  static const char *const bad[] = { "127.0.0.1,", "localhost",   "10.0.0.0/33", "::1/129",
+                                     "10.0.0.0/",  "10.0.0.0/8x", "1.2.3.4.5",   "10.0.0.0/-1" };
   g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
   g_autoptr (KvevConfig) ipc = secure_config ("ipc:///tmp/kvev-never-bound");
   guint i;
@@ -329,12 +331,14 @@ static void
 test_address_matching (void)
 {
   g_autoptr (KvevConfig) config = secure_config ("tcp://127.0.0.1:*");
-  g_autoptr (KvevSecurity) security = NULL;
+  g_autoptr (KvevSettings) settings = NULL;
   g_autoptr (GError) error = NULL;
+  const KvevSecurity *security;
 
   set (config, "kv_events_allowed_addresses", "127.0.0.1,10.1.0.0/16,fd00::/8");
-  security = kvev_security_load (config, &error);
+  settings = kvev_settings_new (config, &error);
   g_assert_no_error (error);
+  security = settings->security;
   g_assert_true (kvev_security_address_allowed (security, "127.0.0.1"));
   g_assert_true (kvev_security_address_allowed (security, "::ffff:127.0.0.1"));
   g_assert_false (kvev_security_address_allowed (security, "127.0.0.2"));
@@ -363,18 +367,27 @@ static const char *const single_addresses[] = {
   "tcp://[0]:*",       "udp://*:1",
 };
 
+/* An endpoint validation refuses is never bound, so it listens nowhere. */
+static gboolean
+endpoint_is_wildcard (const char *text)
+{
+  g_autoptr (KvevEndpoint) endpoint = kvev_endpoint_parse (text, NULL);
+
+  return endpoint != NULL && kvev_endpoint_is_wildcard (endpoint);
+}
+
 static void
 test_wildcard_endpoints (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (wildcards); i++)
     {
       g_test_message ("wildcard: %s", wildcards[i]);
-      g_assert_true (kvev_endpoint_is_wildcard (wildcards[i]));
+      g_assert_true (endpoint_is_wildcard (wildcards[i]));
     }
   for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
     {
       g_test_message ("not a wildcard: %s", single_addresses[i]);
-      g_assert_false (kvev_endpoint_is_wildcard (single_addresses[i]));
+      g_assert_false (endpoint_is_wildcard (single_addresses[i]));
     }
 
   g_assert_true (kvev_endpoint_is_ipv6 ("tcp://[::1]:5557"));
@@ -393,26 +406,28 @@ test_wildcard_warning (void)
   for (gsize i = 0; i < G_N_ELEMENTS (wildcards); i++)
     {
       g_autoptr (KvevConfig) config = secure_config (wildcards[i]);
-      g_autoptr (KvevSecurity) security = NULL;
-      g_autoptr (KvevSecurity) listed = NULL;
+      g_autoptr (KvevSettings) settings = NULL;
+      g_autoptr (KvevSettings) listed = NULL;
 
       g_test_message ("warns: %s", wildcards[i]);
-      security = kvev_security_load (config, NULL);
-      g_assert_nonnull (security);
+      settings = kvev_settings_new (config, NULL);
+      g_assert_nonnull (settings);
       g_test_expect_message ("kvevents", G_LOG_LEVEL_WARNING, "*listens on every interface*");
-      kvev_security_warn_if_exposed (wildcards[i], security);
+      kvev_security_warn_if_exposed (settings->bind_endpoint, settings->security);
       g_test_assert_expected_messages ();
       /* An allow-list is protection: no warning. */
       set (config, "kv_events_allowed_addresses", "10.0.0.0/8");
-      listed = kvev_security_load (config, NULL);
+      listed = kvev_settings_new (config, NULL);
       g_assert_nonnull (listed);
-      kvev_security_warn_if_exposed (wildcards[i], listed);
+      kvev_security_warn_if_exposed (listed->bind_endpoint, listed->security);
     }
   for (gsize i = 0; i < G_N_ELEMENTS (single_addresses); i++)
     {
       g_autoptr (KvevSecurity) security = g_new0 (KvevSecurity, 1);
+      g_autoptr (KvevEndpoint) endpoint = kvev_endpoint_parse (single_addresses[i], NULL);
 
-      kvev_security_warn_if_exposed (single_addresses[i], security);
+      if (endpoint != NULL)
+        kvev_security_warn_if_exposed (endpoint, security);
     }
 }
 

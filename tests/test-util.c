@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "test-util.h"
-#include <base/endpoint-ipv6.h>
+#include <base/endpoint-syntax.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -71,9 +71,8 @@ test_sub_new_curve (const char *endpoint, const char *server_key, const char *pu
   g_assert_nonnull (sub->socket);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RCVHWM, &zero, sizeof zero), ==, 0);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_LINGER, &zero, sizeof zero), ==, 0);
-  g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_RECONNECT_IVL, &reconnect_ms,
-                                   sizeof reconnect_ms),
-                   ==, 0);
+  g_assert_cmpint (
+      zmq_setsockopt (sub->socket, ZMQ_RECONNECT_IVL, &reconnect_ms, sizeof reconnect_ms), ==, 0);
   if (kvev_endpoint_is_ipv6 (endpoint))
     g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_IPV6, &one, sizeof one), ==, 0);
   g_assert_cmpint (zmq_setsockopt (sub->socket, ZMQ_SUBSCRIBE, "", 0), ==, 0);

@@ -29,7 +29,7 @@
 #include <kvevents/kvevents.h>
 
 #include "decode.h"
-#include <base/endpoint-ipv6.h>
+#include <base/endpoint-syntax.h>
 #include "kvtool.h"
 #include "replay-client.h"
 #include "snapshot-client.h"

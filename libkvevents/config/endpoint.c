@@ -14,30 +14,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define TCP_PREFIX "tcp://"
-#define IPC_PREFIX "ipc://"
-#define INPROC_PREFIX "inproc://"
-
 /* The longest path a Unix socket address holds.  libzmq refuses a longer
  * one only after it has unlinked it, so it is refused at validation. */
 #define IPC_PATH_MAX (sizeof ((struct sockaddr_un *) NULL)->sun_path - 1)
-
-/* The host of a tcp:// endpoint, as libzmq's bind reads it. */
-typedef struct
-{
-  char *host;         /* without brackets and zone */
-  char *zone;         /* after the last '%' of a bracketed host, or NULL */
-  gboolean bracketed; /* an IPv6 address: the socket gets ZMQ_IPV6 */
-} TcpHost;
-
-static void
-tcp_host_clear (TcpHost *host)
-{
-  g_clear_pointer (&host->host, g_free);
-  g_clear_pointer (&host->zone, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TcpHost, tcp_host_clear)
 
 static void
 set_invalid (GError **error, const char *message)
@@ -60,16 +39,6 @@ set_syntax_error (GError **error)
   set_invalid (error, _ ("expected tcp://HOST:PORT or ipc://PATH"));
 }
 
-/* ZeroMQ would refuse these too, but only when the publisher binds; at
- * validation the master learns at startup, with the flag's name. */
-static gboolean
-tcp_port_is_valid (const char *port)
-{
-  guint64 number;
-
-  return strcmp (port, "*") == 0 || is_decimal (port, 1, 65535, &number);
-}
-
 static gboolean
 tcp_host_char_is_valid (char c)
 {
@@ -77,52 +46,55 @@ tcp_host_char_is_valid (char c)
   return c > ' ' && c < 0x7f && strchr ("/[]:", c) == NULL;
 }
 
-/* Splits the part after tcp:// into @host, refusing what libzmq would
- * read differently from a person: an unbracketed IPv6 address, brackets
- * around something that is not one, a port out of range.  Only printable
- * ASCII survives, so a host is safe to quote in a message. */
+/* Reads the part after tcp:// into @endpoint's host, zone, port and
+ * ipv6, refusing what libzmq would read differently from a person: an
+ * unbracketed IPv6 address, brackets around something that is not one,
+ * a port out of range.  ZeroMQ would refuse these too, but only when the
+ * publisher binds; here the master learns at startup, with the flag's
+ * name.  Only printable ASCII survives, so a host is safe to quote in a
+ * message. */
 static gboolean
-tcp_host_parse (const char *address, TcpHost *host)
+tcp_host_parse (const char *address, KvevEndpoint *endpoint)
 {
-  const char *colon;
+  KvevTcpAddress parts;
 
-  if (address[0] == '[')
+  if (!kvev_tcp_address_split (address, &parts))
+    return FALSE;
+  if (strcmp (parts.port, "*") != 0 && !kvev_tcp_port_parse (parts.port, &endpoint->port))
+    return FALSE;
+
+  if (parts.bracketed)
     {
-      const char *close = strchr (address, ']');
       gboolean has_colon = FALSE;
       char *percent;
 
-      if (close == NULL || close == address + 1 || close[1] != ':'
-          || !tcp_port_is_valid (close + 2))
-        return FALSE;
-      for (const char *p = address + 1; p < close; p++)
+      for (gsize i = 0; i < parts.host_len; i++)
         {
-          if (*p == ':')
+          char c = parts.host[i];
+
+          if (c == ':')
             has_colon = TRUE;
-          else if (!g_ascii_isalnum (*p) && strchr (".%-_", *p) == NULL)
+          else if (!g_ascii_isalnum (c) && strchr (".%-_", c) == NULL)
             return FALSE;
         }
       if (!has_colon)
         return FALSE;
-      host->bracketed = TRUE;
-      host->host = g_strndup (address + 1, (gsize) (close - address - 1));
+      endpoint->ipv6 = TRUE;
+      endpoint->host = g_strndup (parts.host, parts.host_len);
       /* libzmq takes the zone after the last '%', as RFC 4007 writes it. */
-      percent = strrchr (host->host, '%');
+      percent = strrchr (endpoint->host, '%');
       if (percent != NULL)
         {
-          host->zone = g_strdup (percent + 1);
+          endpoint->zone = g_strdup (percent + 1);
           *percent = '\0';
         }
       return TRUE;
     }
 
-  colon = strchr (address, ':');
-  if (colon == NULL || colon == address || !tcp_port_is_valid (colon + 1))
-    return FALSE;
-  for (const char *p = address; p < colon; p++)
-    if (!tcp_host_char_is_valid (*p))
+  for (gsize i = 0; i < parts.host_len; i++)
+    if (!tcp_host_char_is_valid (parts.host[i]))
       return FALSE;
-  host->host = g_strndup (address, (gsize) (colon - address));
+  endpoint->host = g_strndup (parts.host, parts.host_len);
   return TRUE;
 }
 
@@ -132,18 +104,18 @@ tcp_host_parse (const char *address, TcpHost *host)
  * those alone), IPv4 otherwise.  So "0", "0.0" and "127.1" mean what
  * inet_aton () makes of them, and "[0:0::0]" is "[::]". */
 static gboolean
-tcp_host_resolve (const TcpHost *host, struct sockaddr_storage *address)
+tcp_host_resolve (const KvevEndpoint *endpoint, struct sockaddr_storage *address)
 {
   struct addrinfo hints;
   struct addrinfo *result = NULL;
 
   memset (&hints, 0, sizeof hints);
-  hints.ai_family = host->bracketed ? AF_INET6 : AF_INET;
+  hints.ai_family = endpoint->ipv6 ? AF_INET6 : AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
-  if (host->bracketed)
+  if (endpoint->ipv6)
     hints.ai_flags |= AI_V4MAPPED;
-  if (getaddrinfo (host->host, NULL, &hints, &result) != 0 || result == NULL)
+  if (getaddrinfo (endpoint->host, NULL, &hints, &result) != 0 || result == NULL)
     return FALSE;
   memset (address, 0, sizeof *address);
   memcpy (address, result->ai_addr, MIN ((gsize) result->ai_addrlen, sizeof *address));
@@ -191,44 +163,52 @@ zone_is_interface (const char *zone)
 }
 
 static gboolean
-tcp_validate (const char *address, GError **error)
+tcp_parse (const char *address, KvevEndpoint *endpoint, GError **error)
 {
-  g_auto (TcpHost) host = { 0 };
   struct sockaddr_storage resolved;
+  gboolean is_star, is_numeric;
 
-  if (!tcp_host_parse (address, &host))
+  if (!tcp_host_parse (address, endpoint))
     {
       set_syntax_error (error);
       return FALSE;
     }
-  if (host.bracketed)
+  endpoint->fresh = endpoint->port == 0;
+  if (endpoint->ipv6)
     {
-      if (host.zone != NULL && !zone_is_interface (host.zone))
+      if (endpoint->zone != NULL && !zone_is_interface (endpoint->zone))
         {
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                        /* TRANSLATORS: what follows '%' in an IPv6 address
                         * such as [fe80::1%eth0]. */
-                       _ ("the zone \"%s\" is not a network interface of this machine"), host.zone);
+                       _ ("the zone \"%s\" is not a network interface of this machine"),
+                       endpoint->zone);
           return FALSE;
         }
-      if (!tcp_host_resolve (&host, &resolved))
+      if (!tcp_host_resolve (endpoint, &resolved))
         {
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                       _ ("\"%s\" in brackets is not an IPv6 address"), host.host);
+                       _ ("\"%s\" in brackets is not an IPv6 address"), endpoint->host);
           return FALSE;
         }
+      endpoint->wildcard = address_is_any (&resolved);
       return TRUE;
     }
 
-  /* libzmq's own order: the wildcard, an interface, a numeric address. */
-  if (strcmp (host.host, "*") == 0 || if_nametoindex (host.host) != 0
-      || tcp_host_resolve (&host, &resolved))
+  /* libzmq takes the wildcard, then an interface, then a numeric
+   * address.  So an interface named "0" would bind its own address; here
+   * such a name counts as the address it spells, and the warning of an
+   * exposed stream errs towards being given. */
+  is_star = strcmp (endpoint->host, "*") == 0;
+  is_numeric = !is_star && tcp_host_resolve (endpoint, &resolved);
+  endpoint->wildcard = is_star || (is_numeric && address_is_any (&resolved));
+  if (is_star || is_numeric || if_nametoindex (endpoint->host) != 0)
     return TRUE;
 
   /* libzmq passes AI_NUMERICHOST: a name that needs a resolver fails the
    * bind with "No such device", which says nothing about the fix. */
-  if (g_ascii_strcasecmp (host.host, "localhost") == 0
-      || g_ascii_strcasecmp (host.host, "localhost.") == 0)
+  if (g_ascii_strcasecmp (endpoint->host, "localhost") == 0
+      || g_ascii_strcasecmp (endpoint->host, "localhost.") == 0)
     set_invalid (error, _ ("ZeroMQ binds addresses and network interfaces, not host names: "
                            "for localhost write 127.0.0.1 or [::1]"));
   else
@@ -238,12 +218,12 @@ tcp_validate (const char *address, GError **error)
                  _ ("\"%s\" is neither an IP address nor a network interface of this "
                     "machine, and ZeroMQ binds no host names: write an IP address "
                     "(an IPv6 one in brackets), an interface name, or * for every interface"),
-                 host.host);
+                 endpoint->host);
   return FALSE;
 }
 
 static gboolean
-ipc_validate (const char *path, GError **error)
+ipc_parse (const char *path, KvevEndpoint *endpoint, GError **error)
 {
   if (path[0] == '\0')
     {
@@ -256,45 +236,67 @@ ipc_validate (const char *path, GError **error)
                    _ ("an ipc:// path may be at most %u bytes long"), (guint) IPC_PATH_MAX);
       return FALSE;
     }
+  endpoint->path = g_strdup (path);
+  endpoint->fresh = strcmp (path, "*") == 0;
   return TRUE;
 }
 
-gboolean
-kvev_endpoint_validate (const char *endpoint, GError **error)
+KvevEndpoint *
+kvev_endpoint_parse (const char *text, GError **error)
 {
-  g_return_val_if_fail (endpoint != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_autoptr (KvevEndpoint) endpoint = NULL;
+  gboolean parsed;
 
-  if (g_str_has_prefix (endpoint, TCP_PREFIX))
-    return tcp_validate (endpoint + strlen (TCP_PREFIX), error);
-  if (g_str_has_prefix (endpoint, IPC_PREFIX))
-    return ipc_validate (endpoint + strlen (IPC_PREFIX), error);
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  endpoint = g_new0 (KvevEndpoint, 1);
+  endpoint->text = g_strdup (text);
+  if (g_str_has_prefix (text, KVEV_TCP_PREFIX))
+    {
+      endpoint->scheme = KVEV_ENDPOINT_TCP;
+      parsed = tcp_parse (text + strlen (KVEV_TCP_PREFIX), endpoint, error);
+    }
+  else if (g_str_has_prefix (text, KVEV_IPC_PREFIX))
+    {
+      endpoint->scheme = KVEV_ENDPOINT_IPC;
+      parsed = ipc_parse (text + strlen (KVEV_IPC_PREFIX), endpoint, error);
+    }
   /* Every publisher has a ZeroMQ context of its own, and an inproc://
    * endpoint exists only inside one context: nothing could connect. */
-  if (g_str_has_prefix (endpoint, INPROC_PREFIX))
-    set_invalid (error, _ ("inproc:// endpoints are reachable only through the publisher's own "
-                           "ZeroMQ context, which nothing outside the library can use: use "
-                           "ipc://PATH instead"));
+  else if (g_str_has_prefix (text, KVEV_INPROC_PREFIX))
+    {
+      set_invalid (error, _ ("inproc:// endpoints are reachable only through the publisher's own "
+                             "ZeroMQ context, which nothing outside the library can use: use "
+                             "ipc://PATH instead"));
+      parsed = FALSE;
+    }
   else
-    set_syntax_error (error);
-  return FALSE;
+    {
+      set_syntax_error (error);
+      parsed = FALSE;
+    }
+  return parsed ? g_steal_pointer (&endpoint) : NULL;
+}
+
+void
+kvev_endpoint_free (KvevEndpoint *endpoint)
+{
+  if (endpoint == NULL)
+    return;
+  g_free (endpoint->text);
+  g_free (endpoint->host);
+  g_free (endpoint->zone);
+  g_free (endpoint->path);
+  g_free (endpoint);
 }
 
 gboolean
-kvev_endpoint_is_wildcard (const char *endpoint)
+kvev_endpoint_is_wildcard (const KvevEndpoint *endpoint)
 {
-  g_auto (TcpHost) host = { 0 };
-  struct sockaddr_storage resolved;
+  g_return_val_if_fail (endpoint != NULL, FALSE);
 
-  if (!g_str_has_prefix (endpoint, TCP_PREFIX)
-      || !tcp_host_parse (endpoint + strlen (TCP_PREFIX), &host))
-    return FALSE;
-  if (strcmp (host.host, "*") == 0)
-    return TRUE;
-  /* libzmq tries an interface name before a numeric address, so an
-   * interface named "0" would bind its own address; such a name is read
-   * as the address here, and the warning errs towards being given. */
-  return tcp_host_resolve (&host, &resolved) && address_is_any (&resolved);
+  return endpoint->wildcard;
 }
 
 static void
@@ -404,22 +406,19 @@ ipc_path_is_free (const char *flag, const char *endpoint, const char *path, GErr
 }
 
 gboolean
-kvev_endpoint_prepare_bind (const char *flag, const char *endpoint, GError **error)
+kvev_endpoint_prepare_bind (const char *flag, const KvevEndpoint *endpoint, GError **error)
 {
-  const char *path;
-
   g_return_val_if_fail (endpoint != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!g_str_has_prefix (endpoint, IPC_PREFIX))
+  if (endpoint->scheme != KVEV_ENDPOINT_IPC)
     return TRUE;
-  path = endpoint + strlen (IPC_PREFIX);
   /* For the path "*" libzmq creates a fresh directory with mkdtemp () and
    * binds a socket in it, which nothing else can hold.  ipc://@NAME is Linux's
    * abstract namespace, where the kernel itself refuses a name in use
    * (EADDRINUSE), as on tcp://; libzmq still unlinks a file called @NAME
    * in the working directory first, which is left to it. */
-  if (strcmp (path, "*") == 0 || path[0] == '@')
+  if (endpoint->fresh || endpoint->path[0] == '@')
     return TRUE;
-  return ipc_path_is_free (flag, endpoint, path, error);
+  return ipc_path_is_free (flag, endpoint->text, endpoint->path, error);
 }

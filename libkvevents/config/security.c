@@ -3,8 +3,6 @@
  */
 #include "security.h"
 
-#include "endpoint.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,13 +50,13 @@ read_key_file (const char *flag, const char *path, gboolean secret, gsize max_si
   if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   _("%s \"%s\" is not a regular file"), flag, path);
+                   _ ("%s \"%s\" is not a regular file"), flag, path);
       goto out;
     }
   if (secret && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   _("%s \"%s\" is accessible by group or others (mode %04o); "
+                   _ ("%s \"%s\" is accessible by group or others (mode %04o); "
                       "it holds a secret key: chmod 600 it"),
                    flag, path, (unsigned) (st.st_mode & 07777));
       goto out;
@@ -91,7 +89,7 @@ read_key_file (const char *flag, const char *path, gboolean secret, gsize max_si
   if (memchr (contents, '\0', total) != NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                   _("%s \"%s\" holds a NUL byte: it is not a text file"), flag, path);
+                   _ ("%s \"%s\" holds a NUL byte: it is not a text file"), flag, path);
       goto out;
     }
   g_close (fd, NULL);
@@ -99,11 +97,11 @@ read_key_file (const char *flag, const char *path, gboolean secret, gsize max_si
   return contents;
 
 too_large:
-  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("%s \"%s\" is larger than %u bytes"),
+  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _ ("%s \"%s\" is larger than %u bytes"),
                flag, path, (guint) max_size);
   goto out;
 failed:
-  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _("Cannot read %s \"%s\": %s"), flag,
+  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE, _ ("Cannot read %s \"%s\": %s"), flag,
                path, g_strerror (saved));
 out:
   if (contents != NULL)
@@ -135,7 +133,7 @@ load_secret_key (KvevSecurity *security, const char *path, GError **error)
     memcpy (security->secret_key, contents, KVEV_Z85_KEY_LEN + 1);
   else
     g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                 _("%s \"%s\" does not hold a Z85 secret key (40 characters)"), flag, path);
+                 _ ("%s \"%s\" does not hold a Z85 secret key (40 characters)"), flag, path);
   kvev_secret_wipe (key, sizeof key);
   kvev_secret_wipe (contents, length + 1);
   g_free (contents);
@@ -154,8 +152,8 @@ load_allowed_clients (KvevSecurity *security, const char *path, GError **error)
 
   if (contents == NULL)
     return FALSE;
-  security->allowed_clients = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                     (GDestroyNotify) g_bytes_unref, NULL);
+  security->allowed_clients
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
   lines = g_strsplit (contents, "\n", -1);
   for (i = 0; lines[i] != NULL; i++)
     {
@@ -168,7 +166,7 @@ load_allowed_clients (KvevSecurity *security, const char *path, GError **error)
         {
           g_autofree char *shown = g_strescape (line, NULL);
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                       _("%s \"%s\", line %u: \"%s\" is not a Z85 public key (40 characters)"),
+                       _ ("%s \"%s\", line %u: \"%s\" is not a Z85 public key (40 characters)"),
                        flag, path, i + 1, shown);
           return FALSE;
         }
@@ -205,7 +203,8 @@ parse_range (const char *text, KvevAddressRange *range)
       const char *digits = slash + 1;
       guint64 prefix;
 
-      if (*digits == '\0' || strspn (digits, "0123456789") != strlen (digits) || strlen (digits) > 3)
+      if (*digits == '\0' || strspn (digits, "0123456789") != strlen (digits)
+          || strlen (digits) > 3)
         return FALSE;
       prefix = g_ascii_strtoull (digits, NULL, 10);
       if (prefix > max_prefix)
@@ -231,8 +230,8 @@ load_allowed_addresses (KvevSecurity *security, const char *list, GError **error
         {
           g_autofree char *shown = g_strescape (item, NULL);
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                       _("Invalid entry \"%s\" in kv_events_allowed_addresses: expected an IPv4 "
-                         "or IPv6 address, optionally with a /prefix"),
+                       _ ("Invalid entry \"%s\" in kv_events_allowed_addresses: expected an IPv4 "
+                          "or IPv6 address, optionally with a /prefix"),
                        shown);
           return FALSE;
         }
@@ -242,36 +241,37 @@ load_allowed_addresses (KvevSecurity *security, const char *list, GError **error
 }
 
 KvevSecurity *
-kvev_security_load (const KvevConfig *config, GError **error)
+kvev_security_load (const char *secret_key_file, const char *allowed_clients_file,
+                    const char *allowed_addresses, const KvevEndpoint *bind_endpoint,
+                    GError **error)
 {
   g_autoptr (KvevSecurity) security = g_new0 (KvevSecurity, 1);
 
-  if (config->curve_secret_key_file[0] != '\0'
-      && !load_secret_key (security, config->curve_secret_key_file, error))
+  if (secret_key_file[0] != '\0' && !load_secret_key (security, secret_key_file, error))
     return NULL;
-  if (config->curve_allowed_clients_file[0] != '\0')
+  if (allowed_clients_file[0] != '\0')
     {
-      if (config->curve_secret_key_file[0] == '\0')
+      if (secret_key_file[0] == '\0')
         {
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE,
-                       _("kv_events_curve_allowed_clients_file needs "
-                         "kv_events_curve_secret_key_file: client keys mean nothing without "
-                         "CURVE"));
+                       _ ("kv_events_curve_allowed_clients_file needs "
+                          "kv_events_curve_secret_key_file: client keys mean nothing without "
+                          "CURVE"));
           return NULL;
         }
-      if (!load_allowed_clients (security, config->curve_allowed_clients_file, error))
+      if (!load_allowed_clients (security, allowed_clients_file, error))
         return NULL;
     }
-  if (config->allowed_addresses[0] != '\0')
+  if (allowed_addresses[0] != '\0')
     {
-      if (!g_str_has_prefix (config->bind_endpoint, "tcp://"))
+      if (bind_endpoint->scheme != KVEV_ENDPOINT_TCP)
         {
           g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                       _("kv_events_allowed_addresses applies only to a tcp:// "
-                         "kv_events_bind_endpoint"));
+                       _ ("kv_events_allowed_addresses applies only to a tcp:// "
+                          "kv_events_bind_endpoint"));
           return NULL;
         }
-      if (!load_allowed_addresses (security, config->allowed_addresses, error))
+      if (!load_allowed_addresses (security, allowed_addresses, error))
         return NULL;
     }
   return g_steal_pointer (&security);
@@ -332,14 +332,14 @@ kvev_security_address_allowed (const KvevSecurity *security, const char *address
 }
 
 void
-kvev_security_warn_if_exposed (const char *bind_endpoint, const KvevSecurity *security)
+kvev_security_warn_if_exposed (const KvevEndpoint *bind_endpoint, const KvevSecurity *security)
 {
   if (security->secret_key[0] != '\0' || security->allowed_addresses != NULL
       || !kvev_endpoint_is_wildcard (bind_endpoint))
     return;
-  g_warning (_("kv_events_bind_endpoint \"%s\" listens on every interface without "
-               "protection: anyone who reaches it sees every tenant's object keys.  Set "
-               "kv_events_curve_secret_key_file (with kv_events_curve_allowed_clients_file) "
-               "or kv_events_allowed_addresses, or bind a loopback or private address"),
-             bind_endpoint);
+  g_warning (_ ("kv_events_bind_endpoint \"%s\" listens on every interface without "
+                "protection: anyone who reaches it sees every tenant's object keys.  Set "
+                "kv_events_curve_secret_key_file (with kv_events_curve_allowed_clients_file) "
+                "or kv_events_allowed_addresses, or bind a loopback or private address"),
+             bind_endpoint->text);
 }

@@ -9,6 +9,7 @@
 #define KVEVENTS_SECURITY_H
 
 #include "internal.h"
+#include "endpoint.h"
 #include <base/secret.h>
 #include <base/z85.h>
 
@@ -32,10 +33,14 @@ typedef struct
   GArray *allowed_addresses;
 } KvevSecurity;
 
-/* Reads and checks every security flag of config.  Returns NULL with a
- * KVEV_ERROR_INVALID_VALUE naming the flag (and the line of a file) when
+/* Reads and checks the security flags: kv_events_curve_secret_key_file,
+ * kv_events_curve_allowed_clients_file and kv_events_allowed_addresses,
+ * each "" when not set, for a publisher bound to @bind_endpoint.  Returns
+ * NULL with a KVEV_ERROR naming the flag (and the line of a file) when
  * one is wrong.  With no security flag set, returns an empty policy. */
-KvevSecurity *kvev_security_load (const KvevConfig *config, GError **error);
+KvevSecurity *kvev_security_load (const char *secret_key_file, const char *allowed_clients_file,
+                                  const char *allowed_addresses, const KvevEndpoint *bind_endpoint,
+                                  GError **error);
 void kvev_security_free (KvevSecurity *security);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevSecurity, kvev_security_free)
 
@@ -46,7 +51,8 @@ gboolean kvev_security_address_allowed (const KvevSecurity *security, const char
 /* One warning when the stream would be open to any host: an endpoint
  * that binds every interface (kvev_endpoint_is_wildcard ()) with neither
  * CURVE nor an address allow-list. */
-void kvev_security_warn_if_exposed (const char *bind_endpoint, const KvevSecurity *security);
+void kvev_security_warn_if_exposed (const KvevEndpoint *bind_endpoint,
+                                    const KvevSecurity *security);
 
 G_END_DECLS
 

@@ -1,73 +1,128 @@
 /* settings.c: one validation pass over a configuration; see settings.h.
+ * Every value goes where its row in the flag table says; what is checked
+ * of the flags together, and what is worked out of them, is here.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "settings.h"
 
-#include "endpoint.h"
+#include "config-private.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
 
+static gpointer
+settings_field (KvevSettings *settings, const KvevFlag *flag)
+{
+  return G_STRUCT_MEMBER_P (settings, flag->settings_offset);
+}
+
+/* Every value into its field, as the field's type has it; endpoints wait
+ * for parse_endpoints (), since only an enabled publisher binds. */
+static void
+copy_values (KvevSettings *settings, const KvevConfig *config)
+{
+  for (gsize i = 0; i < kvev_flag_count; i++)
+    {
+      const KvevFlag *flag = &kvev_flag_table[i];
+      const KvevFlagValue *value = kvev_config_peek (config, flag);
+      gpointer field = settings_field (settings, flag);
+
+      switch (flag->type)
+        {
+        case KVEV_FLAG_BOOLEAN:
+          *(gboolean *) field = value->boolean;
+          break;
+        case KVEV_FLAG_UINT32:
+          *(guint32 *) field = value->number;
+          break;
+        case KVEV_FLAG_WORD:
+          *(guint *) field = value->word;
+          break;
+        case KVEV_FLAG_STRING:
+        case KVEV_FLAG_PATH:
+          *(char **) field = g_strdup (value->string);
+          break;
+        case KVEV_FLAG_ENDPOINT:
+          break;
+        }
+    }
+}
+
 static gboolean
 check_required (const KvevConfig *config, GError **error)
 {
-  if (config->bind_endpoint[0] == '\0')
+  for (gsize i = 0; i < kvev_flag_count; i++)
     {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE,
-                   /* TRANSLATORS: two flag names; "true" is the value the
-                    * user typed, keep it. */
-                   _ ("%s must be set when %s is true"), "kv_events_bind_endpoint",
-                   "enable_kv_events");
-      return FALSE;
-    }
-  if (config->backend_id[0] == '\0')
-    {
-      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE, _ ("%s must be set when %s is true"),
-                   "kv_events_backend_id", "enable_kv_events");
-      return FALSE;
+      const KvevFlag *flag = &kvev_flag_table[i];
+
+      if ((flag->checks & KVEV_FLAG_REQUIRED) && kvev_config_peek (config, flag)->string[0] == '\0')
+        {
+          g_set_error (error, KVEV_ERROR, KVEV_ERROR_INCOMPLETE,
+                       /* TRANSLATORS: two flag names; "true" is the value the
+                        * user typed, keep it. */
+                       _ ("%s must be set when %s is true"), flag->name, "enable_kv_events");
+          return FALSE;
+        }
     }
   return TRUE;
 }
 
 static gboolean
-check_endpoint (const char *flag, const char *endpoint, GError **error)
+parse_endpoints (KvevSettings *settings, const KvevConfig *config, GError **error)
 {
-  g_autoptr (GError) endpoint_error = NULL;
-  g_autofree char *shown = NULL;
+  for (gsize i = 0; i < kvev_flag_count; i++)
+    {
+      const KvevFlag *flag = &kvev_flag_table[i];
+      const char *text = kvev_config_peek (config, flag)->string;
+      g_autoptr (GError) endpoint_error = NULL;
+      g_autofree char *shown = NULL;
+      KvevEndpoint *endpoint;
 
-  if (kvev_endpoint_validate (endpoint, &endpoint_error))
-    return TRUE;
-  shown = kvev_escape_for_message (endpoint);
-  g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-               /* TRANSLATORS: an endpoint, the flag name, then why
-                * it cannot be bound, an already translated message. */
-               _ ("Invalid value \"%s\" for %s: %s"), shown, flag, endpoint_error->message);
-  return FALSE;
+      if (flag->type != KVEV_FLAG_ENDPOINT || text[0] == '\0')
+        continue;
+      endpoint = kvev_endpoint_parse (text, &endpoint_error);
+      if (endpoint == NULL)
+        {
+          shown = kvev_escape_for_message (text);
+          g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                       /* TRANSLATORS: an endpoint, the flag name, then why
+                        * it cannot be bound, an already translated message. */
+                       _ ("Invalid value \"%s\" for %s: %s"), shown, flag->name,
+                       endpoint_error->message);
+          return FALSE;
+        }
+      *(KvevEndpoint **) settings_field (settings, flag) = endpoint;
+    }
+  return TRUE;
+}
+
+static gboolean
+same_socket (const KvevEndpoint *endpoint, const KvevEndpoint *other)
+{
+  return other != NULL && strcmp (endpoint->text, other->text) == 0;
 }
 
 /* The replay and snapshot sockets take the live socket's keys and policy:
  * an address list needs a tcp:// endpoint there too, and no two sockets
  * can share one. */
 static gboolean
-check_side_endpoint (const KvevConfig *config, const char *flag, const char *endpoint,
-                     const char *other_flag, const char *other, GError **error)
+check_side_endpoint (const KvevSettings *settings, const char *flag, const KvevEndpoint *endpoint,
+                     const char *other_flag, const KvevEndpoint *other, GError **error)
 {
-  if (endpoint[0] == '\0')
+  if (endpoint == NULL)
     return TRUE;
-  if (!check_endpoint (flag, endpoint, error))
-    return FALSE;
   /* A wildcard port or path takes a fresh one each: equal is fine then. */
-  if (!g_str_has_suffix (endpoint, ":*") && strcmp (endpoint, "ipc://*") != 0
-      && (strcmp (endpoint, config->bind_endpoint) == 0 || strcmp (endpoint, other) == 0))
+  if (!endpoint->fresh
+      && (same_socket (endpoint, settings->bind_endpoint) || same_socket (endpoint, other)))
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: two flag names. */
                    _ ("%s must differ from %s: each is a socket of its own"), flag,
-                   strcmp (endpoint, other) == 0 ? other_flag : "kv_events_bind_endpoint");
+                   same_socket (endpoint, other) ? other_flag : "kv_events_bind_endpoint");
       return FALSE;
     }
-  if (config->allowed_addresses[0] != '\0' && !g_str_has_prefix (endpoint, "tcp://"))
+  if (settings->allowed_addresses[0] != '\0' && endpoint->scheme != KVEV_ENDPOINT_TCP)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    _ ("kv_events_allowed_addresses applies only to tcp:// endpoints, and "
@@ -79,13 +134,13 @@ check_side_endpoint (const KvevConfig *config, const char *flag, const char *end
 }
 
 static gboolean
-check_replay (const KvevConfig *config, GError **error)
+check_side_endpoints (const KvevSettings *settings, GError **error)
 {
-  return check_side_endpoint (config, "kv_events_replay_endpoint", config->replay_endpoint,
-                              "kv_events_snapshot_endpoint", config->snapshot_endpoint, error)
-         && check_side_endpoint (config, "kv_events_snapshot_endpoint",
-                                 config->snapshot_endpoint, "kv_events_replay_endpoint",
-                                 config->replay_endpoint, error);
+  return check_side_endpoint (settings, "kv_events_replay_endpoint", settings->replay_endpoint,
+                              "kv_events_snapshot_endpoint", settings->snapshot_endpoint, error)
+         && check_side_endpoint (settings, "kv_events_snapshot_endpoint",
+                                 settings->snapshot_endpoint, "kv_events_replay_endpoint",
+                                 settings->replay_endpoint, error);
 }
 
 /* 128 bits from the system's random source: two publishers, or a master
@@ -112,37 +167,30 @@ draw_instance_id (KvevSettings *settings)
 /* These go on the wire as msgpack str, in every event: one invalid byte
  * would make strict readers reject every payload. */
 static gboolean
-check_wire_strings (const KvevConfig *config, GError **error)
+check_wire_strings (KvevSettings *settings, GError **error)
 {
-  const struct
-  {
-    const char *flag;
-    const char *value;
-  } wire_strings[] = {
-    { "kv_events_backend_id", config->backend_id },
-    { "kv_events_model_name", config->model_name },
-    { "kv_events_additional_salt", config->additional_salt },
-    { "kv_events_lora_name", config->lora_name },
-  };
-  guint i;
+  for (gsize i = 0; i < kvev_flag_count; i++)
+    {
+      const KvevFlag *flag = &kvev_flag_table[i];
 
-  for (i = 0; i < G_N_ELEMENTS (wire_strings); i++)
-    if (!g_utf8_validate (wire_strings[i].value, -1, NULL))
-      {
-        g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-                     /* TRANSLATORS: a flag name. */
-                     _ ("Invalid value for %s: not valid UTF-8 (it is sent as a msgpack "
-                        "string)"),
-                     wire_strings[i].flag);
-        return FALSE;
-      }
+      if ((flag->checks & KVEV_FLAG_UTF8)
+          && !g_utf8_validate (*(char **) settings_field (settings, flag), -1, NULL))
+        {
+          g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                       /* TRANSLATORS: a flag name. */
+                       _ ("Invalid value for %s: not valid UTF-8 (it is sent as a msgpack "
+                          "string)"),
+                       flag->name);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
 static gboolean
-check_send_budget (const KvevConfig *config, GError **error)
+check_send_budget (const KvevSettings *settings, GError **error)
 {
-  if (config->send_buffer_bytes != 0 && config->send_hwm == 0)
+  if (settings->send_buffer_bytes != 0 && settings->send_hwm == 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: flag names and their values; keep them. */
@@ -152,8 +200,8 @@ check_send_budget (const KvevConfig *config, GError **error)
                    "kv_events_send_buffer_bytes");
       return FALSE;
     }
-  if (config->send_buffer_bytes != 0
-      && config->send_buffer_bytes / config->send_hwm < KVEV_MIN_MESSAGE_BYTES)
+  if (settings->send_buffer_bytes != 0
+      && settings->send_buffer_bytes / settings->send_hwm < KVEV_MIN_MESSAGE_BYTES)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
                    /* TRANSLATORS: two flag names, then a number of bytes. */
@@ -170,11 +218,11 @@ check_send_budget (const KvevConfig *config, GError **error)
  * kv_events_send_hwm messages may take, and within what every known
  * reader takes. */
 static gsize
-message_limit (const KvevConfig *config)
+message_limit (const KvevSettings *settings)
 {
-  if (config->send_buffer_bytes == 0 || config->send_hwm == 0)
+  if (settings->send_buffer_bytes == 0 || settings->send_hwm == 0)
     return KVEV_MAX_MESSAGE_BYTES;
-  return MIN (config->send_buffer_bytes / config->send_hwm, KVEV_MAX_MESSAGE_BYTES);
+  return MIN (settings->send_buffer_bytes / settings->send_hwm, KVEV_MAX_MESSAGE_BYTES);
 }
 
 KvevSettings *
@@ -182,63 +230,29 @@ kvev_settings_new (const KvevConfig *config, GError **error)
 {
   g_autoptr (KvevSettings) settings = g_new0 (KvevSettings, 1);
 
+  copy_values (settings, config);
   /* A disabled publisher never binds, so what the other flags say cannot
    * stop the master from starting; it still answers its calls as the
    * flags say. */
-  if (config->enable)
+  if (settings->enable)
     {
-      if (!check_required (config, error)
-          || !check_endpoint ("kv_events_bind_endpoint", config->bind_endpoint, error)
-          || !check_replay (config, error) || !check_wire_strings (config, error)
-          || !check_send_budget (config, error))
+      if (!check_required (config, error) || !parse_endpoints (settings, config, error)
+          || !check_side_endpoints (settings, error) || !check_wire_strings (settings, error)
+          || !check_send_budget (settings, error))
         return NULL;
       /* The security flags name files and address lists: reading them
        * here, in every build, reports a bad key at startup rather than at
        * the first bind. */
-      settings->security = kvev_security_load (config, error);
+      settings->security = kvev_security_load (
+          settings->curve_secret_key_file, settings->curve_allowed_clients_file,
+          settings->allowed_addresses, settings->bind_endpoint, error);
       if (settings->security == NULL)
         return NULL;
     }
 
-  settings->enable = config->enable;
-  settings->bind_endpoint = g_strdup (config->bind_endpoint);
-  settings->ipv6 = kvev_endpoint_is_ipv6 (config->bind_endpoint);
-  settings->topic = g_strdup (config->topic);
-  settings->topic_len = strlen (config->topic);
-  settings->send_hwm = config->send_hwm;
-  settings->backend_id = g_strdup (config->backend_id);
-  settings->model_name = g_strdup (config->model_name);
-  settings->block_size = config->block_size;
-  settings->additional_salt = g_strdup (config->additional_salt);
-  settings->lora_name = g_strdup (config->lora_name);
-  settings->dp_rank = config->dp_rank;
-  settings->emit_legacy_compat = config->emit_legacy_compat;
-  settings->emit_object_key = config->emit_object_key;
-  settings->non_utf8 = config->non_utf8;
-  settings->queue_capacity = config->queue_capacity;
-  settings->max_batch_events = config->max_batch_events;
-  settings->batch_wait_us = config->batch_wait_us;
-  settings->close_timeout_ms = config->close_timeout_ms;
-  settings->message_limit = message_limit (config);
-  settings->heartbeat_ms = config->heartbeat_ms;
-  settings->send_wait_ms = config->send_wait_ms;
-  settings->io_threads = config->io_threads;
-  settings->emit_publisher_id = config->emit_publisher_id;
+  settings->topic_len = strlen (settings->topic);
+  settings->message_limit = message_limit (settings);
   draw_instance_id (settings);
-  if (config->replay_endpoint[0] != '\0')
-    {
-      settings->replay_endpoint = g_strdup (config->replay_endpoint);
-      settings->replay_ipv6 = kvev_endpoint_is_ipv6 (config->replay_endpoint);
-    }
-  if (config->snapshot_endpoint[0] != '\0')
-    {
-      settings->snapshot_endpoint = g_strdup (config->snapshot_endpoint);
-      settings->snapshot_ipv6 = kvev_endpoint_is_ipv6 (config->snapshot_endpoint);
-    }
-  settings->replay_buffer_messages = config->replay_buffer_messages;
-  settings->replay_buffer_bytes = config->replay_buffer_bytes;
-  settings->replay_rate_bytes = config->replay_rate_bytes;
-  settings->snapshot_duty_percent = config->snapshot_duty_percent;
   return g_steal_pointer (&settings);
 }
 
@@ -247,14 +261,26 @@ kvev_settings_free (KvevSettings *settings)
 {
   if (settings == NULL)
     return;
+  for (gsize i = 0; i < kvev_flag_count; i++)
+    {
+      const KvevFlag *flag = &kvev_flag_table[i];
+      gpointer field = settings_field (settings, flag);
+
+      switch (flag->type)
+        {
+        case KVEV_FLAG_BOOLEAN:
+        case KVEV_FLAG_UINT32:
+        case KVEV_FLAG_WORD:
+          break;
+        case KVEV_FLAG_STRING:
+        case KVEV_FLAG_PATH:
+          g_free (*(char **) field);
+          break;
+        case KVEV_FLAG_ENDPOINT:
+          kvev_endpoint_free (*(KvevEndpoint **) field);
+          break;
+        }
+    }
   kvev_security_free (settings->security);
-  g_free (settings->bind_endpoint);
-  g_free (settings->topic);
-  g_free (settings->backend_id);
-  g_free (settings->model_name);
-  g_free (settings->additional_salt);
-  g_free (settings->lora_name);
-  g_free (settings->replay_endpoint);
-  g_free (settings->snapshot_endpoint);
   g_free (settings);
 }

@@ -21,6 +21,9 @@ typedef enum
 /* removed and stored for two tiers each: the most one call produces. */
 #define KVEV_MAX_EVENTS_PER_CALL 4
 
+/* Keys longer than this are refused: a Store key is a name, not a value. */
+#define KVEV_MAX_KEY_LEN (1024 * 1024)
+
 /* One call's events travel through the queue as one item: one allocation
  * and one push however many tiers the call names, which is what keeps a
  * two-tier call near the cost of a one-tier call.  The events are, in
@@ -86,10 +89,9 @@ kvev_call_group (const KvevCall *call)
 /* Allocates one call with copies of the strings (lengths already checked
  * by the caller); free with g_free().  removed and stored must not both be
  * KVEV_MEDIA_NONE. */
-KvevCall *kvev_call_new_keyed (KvevMedia removed, KvevMedia stored,
-                               const char *tenant, gsize tenant_len,
-                               const char *key, gsize key_len,
-                               const char *group, gsize group_len);
+KvevCall *kvev_call_new_keyed (KvevMedia removed, KvevMedia stored, const char *tenant,
+                               gsize tenant_len, const char *key, gsize key_len, const char *group,
+                               gsize group_len);
 
 KvevCall *kvev_call_new_cleared (const char *tenant, gsize tenant_len);
 
@@ -101,8 +103,7 @@ kvev_call_is_cleared (const KvevCall *call)
 
 /* Writes the call's events from the index-th on into events, in order;
  * returns how many.  Their not_utf8 is not_utf8. */
-guint kvev_call_events (const KvevCall *call, guint index, gboolean not_utf8,
-                        KvevEvent *events);
+guint kvev_call_events (const KvevCall *call, guint index, gboolean not_utf8, KvevEvent *events);
 
 /* Whether every string of the call is valid UTF-8 (embedded NULs
  * allowed).  Each event of a call that is not travels in a message of its

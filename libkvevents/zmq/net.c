@@ -274,17 +274,19 @@ monitor_refusals (KvevNet *net, void *socket, const char *name, GError **error)
 /* Binds socket to the endpoint of flag; the endpoint actually bound, to
  * g_free(), or NULL with the error. */
 static char *
-bind_socket (KvevNet *net, void *socket, const char *flag, const char *endpoint, GError **error)
+bind_socket (KvevNet *net, void *socket, const char *flag, const KvevEndpoint *endpoint,
+             GError **error)
 {
   char bound[1024];
   size_t bound_len = sizeof bound;
 
-  if (zmq_bind (socket, endpoint) != 0)
+  if (zmq_bind (socket, endpoint->text) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
                    /* TRANSLATORS: a flag name, then an endpoint and the
                     * reason. */
-                   _ ("Cannot bind %s \"%s\": %s"), flag, endpoint, zmq_strerror (zmq_errno ()));
+                   _ ("Cannot bind %s \"%s\": %s"), flag, endpoint->text,
+                   zmq_strerror (zmq_errno ()));
       return NULL;
     }
   /* Once listening, not before: a bind that fails exposes nothing. */
@@ -307,17 +309,15 @@ open_sockets (KvevNet *net, GError **error)
   const struct
   {
     const char *flag;
-    const char *endpoint;
-    gboolean ipv6;
+    const KvevEndpoint *endpoint;
     gboolean (*open) (KvevNet *net, gboolean ipv6, void **out, GError **error);
     const char *monitor;
   } wanted[KVEV_NET_N_SOCKETS] = {
-    [KVEV_NET_LIVE]
-    = { "kv_events_bind_endpoint", settings->bind_endpoint, settings->ipv6, open_live, "live" },
-    [KVEV_NET_REPLAY] = { "kv_events_replay_endpoint", settings->replay_endpoint,
-                          settings->replay_ipv6, open_replay, "replay" },
+    [KVEV_NET_LIVE] = { "kv_events_bind_endpoint", settings->bind_endpoint, open_live, "live" },
+    [KVEV_NET_REPLAY]
+    = { "kv_events_replay_endpoint", settings->replay_endpoint, open_replay, "replay" },
     [KVEV_NET_SNAPSHOTS] = { "kv_events_snapshot_endpoint", settings->snapshot_endpoint,
-                             settings->snapshot_ipv6, open_snapshots, "snapshots" },
+                             open_snapshots, "snapshots" },
   };
   guint i;
 
@@ -325,8 +325,8 @@ open_sockets (KvevNet *net, GError **error)
     {
       if (wanted[i].endpoint == NULL)
         continue;
-      if (!wanted[i].open (net, wanted[i].ipv6, &net->sockets[i], error)
-          || !secure_socket (net, net->sockets[i], wanted[i].ipv6, error)
+      if (!wanted[i].open (net, wanted[i].endpoint->ipv6, &net->sockets[i], error)
+          || !secure_socket (net, net->sockets[i], wanted[i].endpoint->ipv6, error)
           || !monitor_refusals (net, net->sockets[i], wanted[i].monitor, error)
           || !kvev_endpoint_prepare_bind (wanted[i].flag, wanted[i].endpoint, error)
           || (net->endpoints[i]

@@ -47,7 +47,8 @@ check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay
 %canon_reldir%_replay_decode_SOURCES = %reldir%/standalone.c $(kvev_fuzz_decode_sources)
 %canon_reldir%_replay_decode_CPPFLAGS = \
 	$(kvev_fuzz_decode_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"decode\"
-%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la base/libkvbase.la $(GLIB_LIBS) \
+	$(LIBINTL)
 
 # The seed corpus (one directory per target: automake copies directories
 # in EXTRA_DIST whole), the saved crash inputs, libFuzzer dictionaries, and
@@ -102,7 +103,8 @@ noinst_PROGRAMS += $(KVEV_FUZZERS)
 %canon_reldir%_fuzz_decode_CPPFLAGS = $(kvev_fuzz_decode_cppflags)
 %canon_reldir%_fuzz_decode_CFLAGS = $(kvev_fuzz_cflags)
 %canon_reldir%_fuzz_decode_LDFLAGS = $(kvev_fuzz_ldflags)
-%canon_reldir%_fuzz_decode_LDADD = %reldir%/libkvtool-fuzz.la $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_fuzz_decode_LDADD = %reldir%/libkvtool-fuzz.la base/libkvbase.la $(GLIB_LIBS) \
+	$(LIBINTL)
 
 fuzz: $(KVEV_FUZZERS)
 else
