@@ -14,10 +14,10 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  KVEV_FAULT_SEND,          /* zmq_send of a message's first frame */
-  KVEV_FAULT_SOCKET,        /* zmq_socket */
-  KVEV_FAULT_THREAD,        /* g_thread_try_new of the worker */
-  KVEV_FAULT_ZAP_RECEIVE,   /* zmq_msg_recv of the ZAP handler */
+  KVEV_FAULT_SEND,        /* zmq_send of a message's first frame */
+  KVEV_FAULT_SOCKET,      /* zmq_socket */
+  KVEV_FAULT_THREAD,      /* g_thread_try_new of the worker */
+  KVEV_FAULT_ZAP_RECEIVE, /* zmq_msg_recv of the ZAP handler */
   KVEV_FAULT_N_POINTS,
 } KvevFaultPoint;
 

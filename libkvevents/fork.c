@@ -69,7 +69,7 @@ kvev_fork_watch (GError **error)
   if (installed == 1)
     return TRUE;
   g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-               _("Cannot install the kv_events publisher's fork() handlers: %s"),
+               _ ("Cannot install the kv_events publisher's fork() handlers: %s"),
                g_strerror ((int) installed - 1));
   return FALSE;
 }

@@ -169,9 +169,10 @@ kvev_stats_format_openmetrics (const KvevStatsReading *reading)
   append (&buffer, ",version=\"%s\",endpoint=", kvev_version ());
   append_quoted (&buffer, reading->endpoint != NULL ? reading->endpoint : "", FALSE);
   append (&buffer, "} 1\n");
-  append (&buffer, "# TYPE kvevents_enabled gauge\n"
-                   "# HELP kvevents_enabled 1 when the publisher puts events on the wire.\n"
-                   "kvevents_enabled%s %d\n",
+  append (&buffer,
+          "# TYPE kvevents_enabled gauge\n"
+          "# HELP kvevents_enabled 1 when the publisher puts events on the wire.\n"
+          "kvevents_enabled%s %d\n",
           labels.data, reading->enabled ? 1 : 0);
   for (i = 0; i < G_N_ELEMENTS (stats); i++)
     {
@@ -179,7 +180,9 @@ kvev_stats_format_openmetrics (const KvevStatsReading *reading)
 
       if (i == KVEV_STAT_LAST_SEQUENCE && !reading->sent_any)
         continue;
-      append (&buffer, "# TYPE kvevents_%s %s\n# HELP kvevents_%s %s\nkvevents_%s%s%s %" G_GUINT64_FORMAT "\n",
+      append (&buffer,
+              "# TYPE kvevents_%s %s\n# HELP kvevents_%s %s\nkvevents_%s%s%s %" G_GUINT64_FORMAT
+              "\n",
               stats[i].name, type, stats[i].name, stats[i].help, stats[i].name,
               stats[i].kind == COUNTER ? "_total" : "", labels.data, reading->values[i]);
     }

@@ -26,7 +26,7 @@ kvev_has_transport (void)
 #endif
 }
 
-G_DEFINE_QUARK (kvev-error-quark, kvev_error)
+G_DEFINE_QUARK (kvev - error - quark, kvev_error)
 
 /* Binding is process-wide state, so it happens once, at the first message;
  * the locale itself is the application's business.  An application that

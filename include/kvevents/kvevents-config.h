@@ -65,8 +65,8 @@ KVEV_API void kvev_config_free (KvevConfig *config);
  *   the nearest flag when one is close) or %KVEV_ERROR_INVALID_VALUE
  *   (naming the flag and the value).
  */
-KVEV_API gboolean kvev_config_set (KvevConfig *config, const char *flag,
-                                   const char *value, GError **error);
+KVEV_API gboolean kvev_config_set (KvevConfig *config, const char *flag, const char *value,
+                                   GError **error);
 
 /**
  * kvev_config_get:
@@ -110,10 +110,8 @@ KVEV_API const char *const *kvev_config_flags (void);
  *
  * Returns: %TRUE on success.
  */
-KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
-                                             GKeyFile *key_file,
-                                             const char *group,
-                                             GError **error);
+KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config, GKeyFile *key_file,
+                                             const char *group, GError **error);
 
 /**
  * kvev_config_load_file:
@@ -137,9 +135,7 @@ KVEV_API gboolean kvev_config_load_key_file (KvevConfig *config,
  *   two prefixed with @path.  On failure @config is unchanged.
  * Since: 1.1
  */
-KVEV_API gboolean kvev_config_load_file (KvevConfig *config,
-                                         const char *path,
-                                         const char *group,
+KVEV_API gboolean kvev_config_load_file (KvevConfig *config, const char *path, const char *group,
                                          GError **error);
 
 /**
@@ -213,8 +209,7 @@ KVEV_API GOptionGroup *kvev_config_option_group_with_file (KvevConfig *config);
  *
  * Returns: %TRUE when a publisher can be created from @config.
  */
-KVEV_API gboolean kvev_config_validate (const KvevConfig *config,
-                                        GError **error);
+KVEV_API gboolean kvev_config_validate (const KvevConfig *config, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KvevConfig, kvev_config_free)
 

@@ -119,7 +119,7 @@ operator^ (KvevMedia a, KvevMedia b)
 }
 
 inline KVEV_MEDIA_CONSTEXPR_ KvevMedia
-operator~ (KvevMedia a)
+operator~(KvevMedia a)
 {
   return static_cast<KvevMedia> (~static_cast<int> (a) & static_cast<int> (KVEV_MEDIA_ALL));
 }

@@ -67,8 +67,7 @@ typedef struct _KvevPublisher KvevPublisher;
  *   left, the socket cannot be bound or the worker cannot start, with the
  *   reason.  Nothing is left behind on failure.
  */
-KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config,
-                                            GError **error);
+KVEV_API KvevPublisher *kvev_publisher_new (const KvevConfig *config, GError **error);
 
 /**
  * kvev_publisher_is_enabled:
@@ -111,8 +110,7 @@ KVEV_API const char *kvev_publisher_get_endpoint (const KvevPublisher *publisher
  *   kvev_publisher_new()), %FALSE at the timeout.
  * Thread-safe.
  */
-KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher,
-                                        gint64 timeout_ms);
+KVEV_API gboolean kvev_publisher_flush (KvevPublisher *publisher, gint64 timeout_ms);
 
 /**
  * kvev_publisher_free:
@@ -174,10 +172,9 @@ KVEV_API void kvev_publisher_free (KvevPublisher *publisher);
  *   LOGGING) and queues nothing; a live publisher counts it in
  *   %KVEV_STAT_REJECTED_EVENTS.
  */
-KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
-                                   const char *tenant_id,
-                                   const char *object_key, gssize key_len,
-                                   const char *group_id, KvevMedia media);
+KVEV_API void kvev_publish_stored (KvevPublisher *publisher, const char *tenant_id,
+                                   const char *object_key, gssize key_len, const char *group_id,
+                                   KvevMedia media);
 
 /**
  * kvev_publish_removed:
@@ -195,10 +192,9 @@ KVEV_API void kvev_publish_stored (KvevPublisher *publisher,
  *
  * Errors: As for kvev_publish_stored().
  */
-KVEV_API void kvev_publish_removed (KvevPublisher *publisher,
-                                    const char *tenant_id,
-                                    const char *object_key, gssize key_len,
-                                    const char *group_id, KvevMedia media);
+KVEV_API void kvev_publish_removed (KvevPublisher *publisher, const char *tenant_id,
+                                    const char *object_key, gssize key_len, const char *group_id,
+                                    KvevMedia media);
 
 /**
  * kvev_publish_delta:
@@ -221,12 +217,9 @@ KVEV_API void kvev_publish_removed (KvevPublisher *publisher,
  * Errors: As for kvev_publish_stored(), either set of tiers with bits
  *   outside %KVEV_MEDIA_ALL included.
  */
-KVEV_API void kvev_publish_delta (KvevPublisher *publisher,
-                                  const char *tenant_id,
-                                  const char *object_key, gssize key_len,
-                                  const char *group_id,
-                                  KvevMedia media_before,
-                                  KvevMedia media_after);
+KVEV_API void kvev_publish_delta (KvevPublisher *publisher, const char *tenant_id,
+                                  const char *object_key, gssize key_len, const char *group_id,
+                                  KvevMedia media_before, KvevMedia media_after);
 
 /**
  * kvev_publish_cleared:
@@ -242,8 +235,7 @@ KVEV_API void kvev_publish_delta (KvevPublisher *publisher,
  *   refused with a critical (kvevents(7), LOGGING) and queues nothing; a
  *   live publisher counts the long tenant in %KVEV_STAT_REJECTED_EVENTS.
  */
-KVEV_API void kvev_publish_cleared (KvevPublisher *publisher,
-                                    const char *tenant_id);
+KVEV_API void kvev_publish_cleared (KvevPublisher *publisher, const char *tenant_id);
 
 /**
  * KvevClearScope:
@@ -285,8 +277,7 @@ typedef enum
  * Returns: (transfer full): a scope, ended (and freed) by
  *   kvev_clear_end().  Never %NULL, also for a disabled publisher.
  */
-KVEV_API KvevClearScope *kvev_clear_begin (KvevPublisher *publisher,
-                                           const char *tenant_id);
+KVEV_API KvevClearScope *kvev_clear_begin (KvevPublisher *publisher, const char *tenant_id);
 
 /**
  * kvev_clear_object_removed:
@@ -304,10 +295,8 @@ KVEV_API KvevClearScope *kvev_clear_begin (KvevPublisher *publisher,
  *   LOGGING) and queues nothing; a live publisher counts it in
  *   %KVEV_STAT_REJECTED_EVENTS.
  */
-KVEV_API void kvev_clear_object_removed (KvevClearScope *scope,
-                                         const char *object_key,
-                                         gssize key_len,
-                                         const char *group_id,
+KVEV_API void kvev_clear_object_removed (KvevClearScope *scope, const char *object_key,
+                                         gssize key_len, const char *group_id,
                                          KvevMedia media_before);
 
 /**
@@ -319,8 +308,7 @@ KVEV_API void kvev_clear_object_removed (KvevClearScope *scope,
  * Counted per reason in the statistics; a reason this library does not
  * know (from a newer header) counts as %KVEV_SKIP_OTHER.
  */
-KVEV_API void kvev_clear_skipped (KvevClearScope *scope,
-                                  KvevSkipReason reason);
+KVEV_API void kvev_clear_skipped (KvevClearScope *scope, KvevSkipReason reason);
 
 /**
  * kvev_clear_end:
@@ -447,8 +435,7 @@ typedef enum
  *   library.  Read without stopping the worker.
  * Thread-safe.
  */
-KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher,
-                                      KvevStat stat);
+KVEV_API guint64 kvev_publisher_stat (const KvevPublisher *publisher, KvevStat stat);
 
 /**
  * kvev_publisher_get_instance_id:
@@ -519,8 +506,7 @@ typedef struct _KvevSnapshot KvevSnapshot;
  *   returned %FALSE; %FALSE with @error set when it failed, and the
  *   subscriber is told.
  */
-typedef gboolean (*KvevSnapshotFunc) (KvevSnapshot *snapshot, gpointer user_data,
-                                      GError **error);
+typedef gboolean (*KvevSnapshotFunc) (KvevSnapshot *snapshot, gpointer user_data, GError **error);
 
 /**
  * kvev_publisher_set_snapshot_func:
@@ -574,8 +560,8 @@ KVEV_API void kvev_publisher_set_snapshot_func (KvevPublisher *publisher, KvevSn
  * Since: 1.1
  */
 KVEV_API gboolean kvev_snapshot_add (KvevSnapshot *snapshot, const char *tenant_id,
-                                     const char *object_key, gssize key_len,
-                                     const char *group_id, KvevMedia media);
+                                     const char *object_key, gssize key_len, const char *group_id,
+                                     KvevMedia media);
 
 /**
  * kvev_snapshot_pause:

@@ -11,9 +11,8 @@
 G_STATIC_ASSERT (sizeof (KvevCall) <= 24);
 
 static KvevCall *
-call_new (KvevMedia removed, KvevMedia stored, const char *tenant,
-          gsize tenant_len, const char *key, gsize key_len, const char *group,
-          gsize group_len)
+call_new (KvevMedia removed, KvevMedia stored, const char *tenant, gsize tenant_len,
+          const char *key, gsize key_len, const char *group, gsize group_len)
 {
   KvevCall *call = g_malloc (sizeof (KvevCall) + tenant_len + key_len + group_len);
   char *strings = call->strings;
@@ -38,20 +37,17 @@ call_new (KvevMedia removed, KvevMedia stored, const char *tenant,
 }
 
 KvevCall *
-kvev_call_new_keyed (KvevMedia removed, KvevMedia stored, const char *tenant,
-                     gsize tenant_len, const char *key, gsize key_len,
-                     const char *group, gsize group_len)
+kvev_call_new_keyed (KvevMedia removed, KvevMedia stored, const char *tenant, gsize tenant_len,
+                     const char *key, gsize key_len, const char *group, gsize group_len)
 {
   g_assert ((removed | stored) != KVEV_MEDIA_NONE);
-  return call_new (removed, stored, tenant, tenant_len, key, key_len, group,
-                   group_len);
+  return call_new (removed, stored, tenant, tenant_len, key, key_len, group, group_len);
 }
 
 KvevCall *
 kvev_call_new_cleared (const char *tenant, gsize tenant_len)
 {
-  return call_new (KVEV_MEDIA_NONE, KVEV_MEDIA_NONE, tenant, tenant_len, NULL,
-                   0, NULL, 0);
+  return call_new (KVEV_MEDIA_NONE, KVEV_MEDIA_NONE, tenant, tenant_len, NULL, 0, NULL, 0);
 }
 
 /* A call's tiers as bits, removed then stored, cpu first: */
@@ -77,8 +73,8 @@ kvev_call_events (const KvevCall *call, guint index, gboolean not_utf8, KvevEven
     {
       if (index > 0)
         return 0;
-      events[0] = (KvevEvent){ call, call->first_event_id, KVEV_EVENT_CLEARED,
-                               KVEV_MEDIA_NONE, (guint8) not_utf8 };
+      events[0] = (KvevEvent){ call, call->first_event_id, KVEV_EVENT_CLEARED, KVEV_MEDIA_NONE,
+                               (guint8) not_utf8 };
       return 1;
     }
   /* Bit i of tiers is order[i]. */
@@ -86,8 +82,8 @@ kvev_call_events (const KvevCall *call, guint index, gboolean not_utf8, KvevEven
     if (tiers & (1u << i))
       {
         if (k >= index)
-          events[n++] = (KvevEvent){ call, call->first_event_id + k, order[i].type,
-                                     order[i].medium, (guint8) not_utf8 };
+          events[n++] = (KvevEvent){ call, call->first_event_id + k, order[i].type, order[i].medium,
+                                     (guint8) not_utf8 };
         k++;
       }
   return n;

@@ -70,11 +70,9 @@ struct _KvevEncoder
 /* put_run() copies in moves of this size; see there. */
 #define RUN_CHUNK 32
 
-static const char *const event_type_names[] = { "stored", "removed",
-                                                "cleared" };
-static const char *const legacy_type_names[] = { "BlockStored",
-                                                 "BlockRemoved",
-                                                 "AllBlocksCleared" };
+static const char *const event_type_names[] = { "stored", "removed", "cleared" };
+static const char *const legacy_type_names[]
+    = { "BlockStored", "BlockRemoved", "AllBlocksCleared" };
 
 /* ---- building the runs, once per encoder ------------------------------- */
 
@@ -93,8 +91,7 @@ builder_write (void *data, const char *buf, size_t len)
   /* Like every GLib allocation, running out of memory here aborts: an
    * encoder missing half its runs would send garbage. */
   if (msgpack_sbuffer_write (data, buf, len) != 0)
-    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC,
-             (gsize) len);
+    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC, (gsize) len);
   return 0;
 }
 
@@ -152,8 +149,8 @@ map_size (KvevEventType type, gboolean legacy)
 }
 
 static void
-build_tail (Builder *b, const KvevSettings *settings, KvevEventType type,
-            guint medium, gboolean group, KvevRun *run)
+build_tail (Builder *b, const KvevSettings *settings, KvevEventType type, guint medium,
+            gboolean group, KvevRun *run)
 {
   msgpack_packer *pk = &b->pk;
   gboolean keyed = type != KVEV_EVENT_CLEARED;
@@ -190,8 +187,7 @@ pack_publisher_id (Builder *b, const KvevSettings *settings)
 }
 
 static void
-build_type (Builder *b, const KvevSettings *settings, KvevEventType type,
-            KvevTypeRuns *runs)
+build_type (Builder *b, const KvevSettings *settings, KvevEventType type, KvevTypeRuns *runs)
 {
   msgpack_packer *pk = &b->pk;
   gboolean legacy = settings->emit_legacy_compat;
@@ -341,14 +337,11 @@ kvev_encoder_new (const KvevSettings *settings)
       /* One slot per type in the scratch; prepare_batch() fills it. */
       runs->stamped.offset = scratch_size;
       runs->stamped.len = 0;
-      scratch_size += encoder->stamp_key.len + MAX_INT_LEN
-                      + runs->context.len;
+      scratch_size += encoder->stamp_key.len + MAX_INT_LEN + runs->context.len;
 
-      runs->bound = runs->head.len + MAX_INT_LEN + encoder->stamp_key.len
-                    + MAX_INT_LEN + runs->context.len
-                    + MAX (MAX_HEADER_LEN, encoder->default_tenant.len)
-                    + tail + MAX_HEADER_LEN + encoder->obj_key.len
-                    + MAX_HEADER_LEN + runs->rest.len;
+      runs->bound = runs->head.len + MAX_INT_LEN + encoder->stamp_key.len + MAX_INT_LEN
+                    + runs->context.len + MAX (MAX_HEADER_LEN, encoder->default_tenant.len) + tail
+                    + MAX_HEADER_LEN + encoder->obj_key.len + MAX_HEADER_LEN + runs->rest.len;
     }
   /* Room for put_run()'s overshoot while filling it, and its padding. */
   encoder->scratch = g_malloc0 (scratch_size + 2 * RUN_CHUNK);
@@ -566,8 +559,7 @@ kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *event)
 {
   const KvevCall *call = event->call;
 
-  return encoder->types[event->type].bound + call->tenant_len + call->key_len
-         + call->group_len;
+  return encoder->types[event->type].bound + call->tenant_len + call->key_len + call->group_len;
 }
 
 /**
@@ -576,8 +568,8 @@ kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *event)
  * See encode.h.  Not thread-safe on one @encoder.
  */
 char *
-kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
-                   const KvevEvent *events, guint n_events, gsize *len)
+kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms, const KvevEvent *events,
+                   guint n_events, gsize *len)
 {
   const char *block;
   const char *scratch;
@@ -601,22 +593,19 @@ kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
 
       g_return_val_if_fail (event->call != NULL, NULL);
       g_return_val_if_fail (event->type <= KVEV_EVENT_CLEARED, NULL);
-      g_return_val_if_fail (event->type == KVEV_EVENT_CLEARED
-                                || event->medium == KVEV_MEDIA_CPU
+      g_return_val_if_fail (event->type == KVEV_EVENT_CLEARED || event->medium == KVEV_MEDIA_CPU
                                 || event->medium == KVEV_MEDIA_DISK,
                             NULL);
       types |= 1u << event->type;
       bound += kvev_encode_event_bound (encoder, event);
     }
   if (bound > G_MAXSIZE)
-    g_error ("%s: a batch of %u events is too large to encode", G_STRLOC,
-             n_events);
+    g_error ("%s: a batch of %u events is too large to encode", G_STRLOC, n_events);
 
   /* malloc(), not g_malloc(): ZeroMQ or the caller frees it with free(). */
   buf = malloc ((gsize) bound);
   if (buf == NULL)
-    g_error ("%s: failed to allocate %" G_GUINT64_FORMAT " bytes", G_STRLOC,
-             bound);
+    g_error ("%s: failed to allocate %" G_GUINT64_FORMAT " bytes", G_STRLOC, bound);
 
   /* Joining costs a copy per type present and saves one per event, so
    * a batch of one copies the two runs itself instead. */

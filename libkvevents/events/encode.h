@@ -30,9 +30,8 @@ gsize kvev_encode_event_bound (const KvevEncoder *encoder, const KvevEvent *even
  * "timestamp" is timestamp_ms.  Returns a buffer allocated with malloc()
  * (ownership passes to the caller: free() it, or hand it to ZeroMQ with
  * free() as the free function) and its length in *len. */
-char *kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms,
-                         const KvevEvent *events, guint n_events,
-                         gsize *len);
+char *kvev_encode_batch (KvevEncoder *encoder, gint64 timestamp_ms, const KvevEvent *events,
+                         guint n_events, gsize *len);
 
 G_END_DECLS
 

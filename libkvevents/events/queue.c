@@ -66,7 +66,7 @@ spin_pause (void)
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause ();
 #elif defined(__aarch64__)
-  __asm__ __volatile__ ("yield");
+  __asm__ __volatile__("yield");
 #endif
 }
 
@@ -80,8 +80,7 @@ queue_lock (KvevQueue *queue)
 {
   guint spins;
 
-  for (spins = 0; spins < LOCK_SPINS && __atomic_load_n (&queue->locked, __ATOMIC_RELAXED);
-       spins++)
+  for (spins = 0; spins < LOCK_SPINS && __atomic_load_n (&queue->locked, __ATOMIC_RELAXED); spins++)
     spin_pause ();
   g_async_queue_lock (queue->queue);
   __atomic_store_n (&queue->locked, 1, __ATOMIC_RELAXED);
@@ -301,8 +300,8 @@ is_held (KvevQueue *queue)
 #endif
 
 gboolean
-kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us,
-                guint *n_calls, guint64 *reserved_gaps)
+kvev_queue_pop (KvevQueue *queue, KvevCall **calls, guint max_events, gint64 nap_us, guint *n_calls,
+                guint64 *reserved_gaps)
 {
   KvevCall *call;
   guint n = 0;

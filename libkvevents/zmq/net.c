@@ -316,8 +316,8 @@ open_sockets (KvevNet *net, GError **error)
     [KVEV_NET_LIVE] = { "kv_events_bind_endpoint", settings->bind_endpoint, open_live, "live" },
     [KVEV_NET_REPLAY]
     = { "kv_events_replay_endpoint", settings->replay_endpoint, open_replay, "replay" },
-    [KVEV_NET_SNAPSHOTS] = { "kv_events_snapshot_endpoint", settings->snapshot_endpoint,
-                             open_snapshots, "snapshots" },
+    [KVEV_NET_SNAPSHOTS]
+    = { "kv_events_snapshot_endpoint", settings->snapshot_endpoint, open_snapshots, "snapshots" },
   };
   guint i;
 

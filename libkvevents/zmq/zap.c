@@ -99,8 +99,8 @@ receive_request (KvevZap *zap, ZapRequest *request)
           if (error == ETERM || g_atomic_int_get (&zap->stopping))
             return FALSE;
           if (!failing)
-            g_warning (_("The ZeroMQ authentication handler cannot receive: %s; "
-                         "no new subscriber is admitted until it can"),
+            g_warning (_ ("The ZeroMQ authentication handler cannot receive: %s; "
+                          "no new subscriber is admitted until it can"),
                        zmq_strerror (error));
           failing = TRUE;
           g_usleep (RETRY_PAUSE_US);
@@ -196,7 +196,7 @@ kvev_zap_start (void *context, const KvevSecurity *security, GError **error)
   if (zap->socket == NULL || zmq_bind (zap->socket, ZAP_ENDPOINT) != 0)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot start the ZeroMQ authentication handler: %s"),
+                   _ ("Cannot start the ZeroMQ authentication handler: %s"),
                    zmq_strerror (zmq_errno ()));
       if (zap->socket != NULL)
         zmq_close (zap->socket);
@@ -207,8 +207,7 @@ kvev_zap_start (void *context, const KvevSecurity *security, GError **error)
   if (zap->thread == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT,
-                   _("Cannot start the ZeroMQ authentication handler: %s"),
-                   thread_error->message);
+                   _ ("Cannot start the ZeroMQ authentication handler: %s"), thread_error->message);
       g_error_free (thread_error);
       zmq_close (zap->socket);
       return NULL;
