@@ -26,7 +26,11 @@ kvev_has_transport (void)
 #endif
 }
 
-G_DEFINE_QUARK (kvev - error - quark, kvev_error)
+/* The quark's name is a token GLib stringifies, which clang-format would
+ * read as a subtraction. */
+/* clang-format off */
+G_DEFINE_QUARK (kvev-error-quark, kvev_error)
+/* clang-format on */
 
 /* Binding is process-wide state, so it happens once, at the first message;
  * the locale itself is the application's business.  An application that
