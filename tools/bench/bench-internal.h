@@ -9,7 +9,7 @@
 #ifndef KVEV_BENCH_INTERNAL_H
 #define KVEV_BENCH_INTERNAL_H
 
-#include "bench-event.h"
+#include "reference-encode.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +21,7 @@ guint64 bench_publisher_queue_depth (KvevPublisher *publisher);
  * from specs the way the publisher builds them. */
 typedef struct _BenchBatch BenchBatch;
 
-BenchBatch *bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_events);
+BenchBatch *bench_batch_new (const KvevConfig *config, const RefEvent *specs, guint n_events);
 /* kvev_encode_batch() of the whole batch: a malloc()ed payload. */
 char *bench_batch_encode (BenchBatch *batch, gint64 timestamp_ms, gsize *len);
 void bench_batch_free (BenchBatch *batch);

@@ -78,7 +78,7 @@ BenchStamped *
 bench_stamped_new (const KvevConfig *config, guint key_len)
 {
   BenchStamped *stamped = g_new0 (BenchStamped, 1);
-  BenchEventSpec specs[BATCH_EVENTS];
+  RefEvent specs[BATCH_EVENTS];
   g_autofree char *key = NULL;
   BenchBatch *batch;
   guint i, n;

@@ -332,7 +332,7 @@ bench_source_send_raw (BenchSource *source, const char *payload, gsize len, int 
 static void
 source_marker (BenchSource *source, const char *key)
 {
-  BenchEventSpec spec = { 0 };
+  RefEvent spec = { 0 };
   BenchBatch *batch;
   char *payload;
   gsize len;
@@ -342,7 +342,7 @@ source_marker (BenchSource *source, const char *key)
       kvev_publish_stored (source->publisher, BENCH_TENANT, key, -1, NULL, KVEV_MEDIA_CPU);
       return;
     }
-  spec.type = BENCH_EVENT_STORED;
+  spec.type = REF_EVENT_STORED;
   spec.medium = KVEV_MEDIA_CPU;
   spec.event_id = 1;
   spec.tenant = BENCH_TENANT;
@@ -357,15 +357,14 @@ source_marker (BenchSource *source, const char *key)
 }
 
 void
-bench_fill_stored_specs (BenchEventSpec *specs, guint n, const char *keys, guint key_len,
-                         guint key_ring)
+bench_fill_stored_specs (RefEvent *specs, guint n, const char *keys, guint key_len, guint key_ring)
 {
   guint i;
 
   memset (specs, 0, n * sizeof *specs);
   for (i = 0; i < n; i++)
     {
-      specs[i].type = BENCH_EVENT_STORED;
+      specs[i].type = REF_EVENT_STORED;
       specs[i].medium = KVEV_MEDIA_CPU;
       specs[i].event_id = 1000000 + i;
       specs[i].tenant = BENCH_TENANT;
@@ -378,7 +377,7 @@ bench_fill_stored_specs (BenchEventSpec *specs, guint n, const char *keys, guint
 void
 bench_net_make_payload (BenchNet *net, const KvevConfig *config, guint n_events)
 {
-  g_autofree BenchEventSpec *specs = g_new (BenchEventSpec, n_events);
+  g_autofree RefEvent *specs = g_new (RefEvent, n_events);
   BenchBatch *batch;
 
   bench_fill_stored_specs (specs, n_events, net->keys, net->key_len, net->key_ring);

@@ -18,7 +18,7 @@
 #ifndef KVEV_BENCH_PHASE_H
 #define KVEV_BENCH_PHASE_H
 
-#include "bench-event.h"
+#include "reference-encode.h"
 #include "bench-report.h"
 
 G_BEGIN_DECLS
@@ -130,7 +130,7 @@ void bench_source_close (BenchSource *source);
 
 /* n stored cpu events, of the keys of key_len bytes in turn from a ring
  * of key_ring. */
-void bench_fill_stored_specs (BenchEventSpec *specs, guint n, const char *keys, guint key_len,
+void bench_fill_stored_specs (RefEvent *specs, guint n, const char *keys, guint key_len,
                               guint key_ring);
 /* The raw sources' payload: n_events stored events of net's keys, as the
  * publisher of config encodes them. */

@@ -7,11 +7,12 @@
 # and never installed.  It exists only with the transport.
 #
 # libbench.la holds the parts other programs link too: the settings and
-# helpers every section uses, the statistics, the report, and the
-# key-by-key msgpack encoder that is the encoding baseline here and the
-# reference of tests/test-encode.c.
+# helpers every section uses, the statistics and the report.  The
+# encoding baseline, msgpack-c key by key, is tests/libreference.la, the
+# reference tests/test-encode.c holds the library's encoder to.
 
-bench_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents -I$(top_srcdir)/tools/common $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) \
+bench_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents -I$(top_srcdir)/tools/common \
+	-I$(top_srcdir)/tests $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS) \
 	-DG_LOG_DOMAIN=\"kvevents-bench\"
 
 if HAVE_ZMQ
@@ -24,10 +25,7 @@ endif
 	%reldir%/bench-stats.h \
 	%reldir%/bench-stats.c \
 	%reldir%/bench-report.h \
-	%reldir%/bench-report.c \
-	%reldir%/bench-event.h \
-	%reldir%/bench-baseline.h \
-	%reldir%/bench-baseline.c
+	%reldir%/bench-report.c
 %canon_reldir%_libbench_la_CPPFLAGS = $(bench_cppflags)
 
 %canon_reldir%_kvevents_bench_SOURCES = \
@@ -58,7 +56,7 @@ endif
 	%reldir%/bench-internal.h \
 	%reldir%/bench-internal.c
 %canon_reldir%_kvevents_bench_CPPFLAGS = $(bench_cppflags) -DKVEV_TESTING
-%canon_reldir%_kvevents_bench_LDADD = %reldir%/libbench.la tools/common/libkvtool.la \
+%canon_reldir%_kvevents_bench_LDADD = %reldir%/libbench.la tests/libreference.la tools/common/libkvtool.la \
 	libkvevents/libkvevents-testing.la $(ZMQ_LIBS) $(MSGPACK_LIBS) $(GLIB_LIBS) $(LIBINTL) -lm
 
 # The manual page stays in the tree, and doc/test-man.sh checks it, but
