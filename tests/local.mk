@@ -206,16 +206,32 @@ tests_test_stress_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_C
 tests_test_stress_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
 endif
 
-# kvevents-bench's summaries of its per-run figures, and its smoke run.
+# The benchmark's summaries of its per-run figures, its raw baselines'
+# payloads against the reference encoder, and the smoke run of both its
+# programs; make installcheck (so make distcheck) runs the
+# installed kvevents-bench, which must do without the build tree.
 if HAVE_ZMQ
-check_PROGRAMS += tests/test-bench-stats
-TESTS += tests/test-bench-stats tests/test-bench.sh
+check_PROGRAMS += tests/test-bench-stats tests/test-bench-wire
+TESTS += tests/test-bench-stats tests/test-bench-wire tests/test-bench.sh
 tests_test_bench_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) \
 	$(MSGPACK_CFLAGS)
 tests_test_bench_stats_LDADD = tools/bench/libbench.la $(ZMQ_LIBS) $(MSGPACK_LIBS) \
 	$(GLIB_LIBS) $(LIBINTL) -lm
+tests_test_bench_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools/bench $(ZMQ_CFLAGS) \
+	$(MSGPACK_CFLAGS)
+tests_test_bench_wire_LDADD = tools/bench/libbench.la tests/libreference.la \
+	libkvevents/libkvevents.la $(ZMQ_LIBS) $(MSGPACK_LIBS) $(GLIB_LIBS) $(LIBINTL) -lm
 endif
 EXTRA_DIST += tests/test-bench.sh
+installcheck-local: installcheck-bench
+installcheck-bench:
+if HAVE_ZMQ
+	KVEV_BENCH='$(DESTDIR)$(bindir)/kvevents-bench' DESTDIR='$(DESTDIR)' libdir='$(libdir)' \
+	$(SHELL) $(srcdir)/tests/test-bench.sh
+else
+	@echo "installcheck: no kvevents-bench without the transport"
+endif
+.PHONY: installcheck-bench
 EXTRA_DIST += tests/tap.sh
 
 # ThreadSanitizer cannot see GLib's locks (futexes inside the

@@ -1,5 +1,5 @@
-/* bench-internal.c: the library's internals kvevents-bench reaches;
- * see bench-internal.h.
+/* bench-internal.c: the library's internals kvevents-bench-internal
+ * reaches; see bench-internal.h.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -33,14 +33,6 @@ bench_publisher_hold (KvevPublisher *publisher, gboolean hold)
   g_return_if_fail (publisher != NULL && kvev_publisher_is_enabled (publisher));
 
   kvev_queue_hold (kvev_publisher_get_queue (publisher), hold);
-}
-
-guint64
-bench_publisher_queue_depth (KvevPublisher *publisher)
-{
-  g_return_val_if_fail (publisher != NULL && kvev_publisher_is_enabled (publisher), 0);
-
-  return kvev_queue_depth (kvev_publisher_get_queue (publisher));
 }
 
 struct _BenchBatch
