@@ -1,22 +1,92 @@
 #!/bin/sh
-# test-bench.sh: kvevents-bench --smoke --json runs every section, exits 0
-# and prints every section's keys.  No timing is asserted: the figures of
-# a loaded build machine mean nothing.
+# test-bench.sh: the two benchmark programs run every section they have in
+# a smoke mode, exit 0 and print every section's keys, and each refuses,
+# with a message, what the other measures.  No timing is asserted: the
+# figures of a loaded build machine mean nothing.
+#
+# make check runs the build tree's kvevents-bench and
+# kvevents-bench-internal.  make installcheck runs the installed
+# kvevents-bench (KVEV_BENCH) alone, with its checks that need nothing
+# but the program and the library: it must run without the build tree.
+# A staged installation (DESTDIR) is not found by the program itself, so
+# there LD_LIBRARY_PATH points into it.  Exits 1 when a check failed, for
+# the installed run; make check reads the TAP.
 # SPDX-License-Identifier: Apache-2.0
 
-bench=${top_builddir:-.}/tools/bench/kvevents-bench
+bench=${KVEV_BENCH:-${top_builddir:-.}/tools/bench/kvevents-bench}
+internal=${top_builddir:-.}/tools/bench/kvevents-bench-internal
 out=${TMPDIR:-/tmp}/test-bench.$$.json
+internal_out=${TMPDIR:-/tmp}/test-bench.$$.internal.json
 err=${TMPDIR:-/tmp}/test-bench.$$.err
-trap 'rm -f "$out" "$err"' EXIT
+trap 'rm -f "$out" "$internal_out" "$err"' EXIT
 
-keys='"tool": "version": "settings": "system": "hot": "encode": "e2e": "memory": "latency": "snapshot": "loss": "fanout": "scaling": "targets": "process":'
-figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "stored_cpu.p2.held": "bare_push_pop.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "encode.batch64": "e2e.tcp.p1": "memory.bytes_per_event": "latency.load50.p99": "stored_cpu.p1.running.replay_idle": "stored_cpu.p1.running.replay_busy": "stored_cpu.p2.running.replay_busy": "ipc.kvev.p1.replay_idle": "tcp.kvev.p1.replay_idle": "tcp.kvev.p1.replay_busy": "replay_off.rss_bytes": "replay.payload_bytes": "replay.rss_bytes": "replay.heap_bytes": "replay.rss_bytes_per_message": "replay.heap_bytes_per_message": "hot.replay.idle": "hot.replay.busy": "e2e.tcp.p1.replay": "memory.replay_buffer": "walk10000.ms": "walk10000.objects_per_s": "walk10000.peak_rss_growth_kib": "stored_cpu.p1.locked": "stored_cpu.p1.locked.walk_busy": "thread_cpu_ns_per_call": "lock_waits": "store_locks": "snapshot.hot.walk_busy": "snapshot.walk.1000000": "slow_walk.fast_reader_mb_per_s": "mutator.cpu_ns_per_call": "mutator.cpu_ns_per_call.slow_walk": "slow_walk.waits": "slow_walk.wait_us": "slow10000.peak_rss_growth_kib": "replay_hostile.peak_rss_growth_per_buffer": "paced.events_per_s": "paced.events_per_s.snapshots_busy": "snapshot.slow.waits": "snapshot.slow.mutator_cpu": "snapshot.paced.rate": "snapshot.slow.memory_flat": "snapshot.slow.memory_bound": "snapshot.replay_hostile": "tcp.raw_nodrop": "ipc.raw_nodrop": "fast.uncounted": "stall.uncounted": "sub8.uncounted": "sub8.fast.events_per_s": "sub8_slow.fast.events_per_s": "sub8_slow.slow.events_per_s": "sub8_slow.uncounted": "sub1.raw.events_per_s": "sub8.raw_io2.events_per_s": "sub32.kvev.events_per_s": "sub32.kvev.cpu_ns_per_event": "key40.batch64.kvev.events_per_s": "key1024.batch64.raw.bytes_per_s": "key65536.batch64.kvev.bytes_per_s": "key40.batch1.kvev.events_per_s": "key40.batch4096.kvev.events_per_s": "hot.p2.per_thread": "e2e.tcp.p2": "e2e.loss": "loss.fast": "loss.stall": "loss.slow8": "loss.slow8.others": "fanout.sub1": "fanout.sub8": "fanout.sub32": "latency.load10.p99":'
+failed=no
+i=1
+# result STATUS DESCRIPTION: a TAP line for a check whose status is
+# STATUS, standard error shown when it failed.
+result () {
+    if [ "$1" -eq 0 ]; then
+        echo "ok $i - $2"
+    else
+        failed=yes
+        echo "not ok $i - $2"
+        sed 's/^/# /' "$err"
+    fi
+    i=$((i + 1))
+}
+# version PROGRAM NAME: --version prints "NAME (kvevents) VERSION", as
+# the other tools say it, and exits 0.
+version () {
+    "$1" --version >"$out" 2>"$err" && grep -qx "$2 (kvevents) [0-9][0-9.]*" "$out" && [ ! -s "$err" ]
+    result $? "$2 --version prints the version and exits 0"
+}
+# refuses PROGRAM NAME SECTION WHO: --only naming a section of the other
+# program exits 2 with a message that says who measures it (WHO), and
+# runs nothing.
+refuses () {
+    "$1" --smoke --quiet --only="$3" >"$out" 2>"$err"
+    status=$?
+    [ "$status" -eq 2 ] && grep -q -- "$4" "$err" && [ ! -s "$out" ]
+    result $? "$2 refuses --only=$3, naming $4 (status $status)"
+}
+# measures PROGRAM SECTION FIGURE...: a smoke run of SECTION alone exits
+# 0 with every FIGURE.
+measures () {
+    program=$1 section=$2
+    shift 2
+    "$program" --smoke --json --quiet --only="$section" >"$out" 2>"$err"
+    status=$?
+    ok_figures=0
+    for figure in "$@"; do
+        grep -q "\"$figure\":" "$out" || ok_figures=1
+    done
+    [ "$status" -eq 0 ] && [ "$ok_figures" -eq 0 ]
+    result $? "$program measures $section: $* (status $status)"
+}
 
-set -- $keys
-n_keys=$#
-set -- $figures
-n_figures=$#
-echo "1..$((2 + n_keys + n_figures + 1 + 3 + 1 + 1 + 3 + 5 + 1))"
+if test -n "${KVEV_BENCH:-}"; then
+    test -n "${DESTDIR:-}" && LD_LIBRARY_PATH=$DESTDIR$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} &&
+        export LD_LIBRARY_PATH
+    echo "1..4"
+    version "$bench" kvevents-bench
+    measures "$bench" hot stored_cpu.p1.running stored_cpu.p1.running.replay_busy
+    measures "$bench" e2e tcp.raw_nodrop tcp.kvev.p1
+    refuses "$bench" kvevents-bench encode kvevents-bench-internal
+    [ "$failed" = no ]
+    exit $?
+fi
+
+# kvevents-bench's sections and figures, then kvevents-bench-internal's.
+keys='"tool": "version": "settings": "system": "hot": "e2e": "memory": "latency": "snapshot": "loss": "fanout": "scaling": "targets": "process":'
+figures='"stored_cpu.p1.running": "stored_both.p1.running": "delta_evict.p1.running": "bare_push_pop.p1": "tcp.raw": "tcp.kvev.p1": "ipc.kvev.p2": "tcp.load50.p99_us": "wake_lateness_p99_us": "cpu_stalls_over_1ms_per_s": "cpu_longest_stall_us": "hot.running.one_medium": "e2e.tcp.p1": "latency.load50.p99": "stored_cpu.p1.running.replay_idle": "stored_cpu.p1.running.replay_busy": "stored_cpu.p2.running.replay_busy": "ipc.kvev.p1.replay_idle": "tcp.kvev.p1.replay_idle": "tcp.kvev.p1.replay_busy": "replay_off.rss_bytes": "replay.payload_bytes": "replay.rss_bytes": "replay.heap_bytes": "replay.rss_bytes_per_message": "replay.heap_bytes_per_message": "hot.replay.idle": "hot.replay.busy": "e2e.tcp.p1.replay": "memory.replay_buffer": "walk10000.ms": "walk10000.objects_per_s": "walk10000.peak_rss_growth_kib": "stored_cpu.p1.locked": "stored_cpu.p1.locked.walk_busy": "thread_cpu_ns_per_call": "lock_waits": "store_locks": "snapshot.hot.walk_busy": "snapshot.walk.1000000": "slow_walk.fast_reader_mb_per_s": "mutator.cpu_ns_per_call": "mutator.cpu_ns_per_call.slow_walk": "slow_walk.waits": "slow_walk.wait_us": "slow10000.peak_rss_growth_kib": "replay_hostile.peak_rss_growth_per_buffer": "paced.events_per_s": "paced.events_per_s.snapshots_busy": "snapshot.slow.waits": "snapshot.slow.mutator_cpu": "snapshot.paced.rate": "snapshot.slow.memory_flat": "snapshot.slow.memory_bound": "snapshot.replay_hostile": "tcp.raw_nodrop": "ipc.raw_nodrop": "fast.uncounted": "stall.uncounted": "sub8.uncounted": "sub8.fast.events_per_s": "sub8_slow.fast.events_per_s": "sub8_slow.slow.events_per_s": "sub8_slow.uncounted": "sub1.raw.events_per_s": "sub8.raw_io2.events_per_s": "sub32.kvev.events_per_s": "sub32.kvev.cpu_ns_per_event": "key40.batch64.kvev.events_per_s": "key1024.batch64.raw.bytes_per_s": "key65536.batch64.kvev.bytes_per_s": "key40.batch1.kvev.events_per_s": "key40.batch4096.kvev.events_per_s": "hot.p2.per_thread": "e2e.tcp.p2": "e2e.loss": "loss.fast": "loss.stall": "loss.slow8": "loss.slow8.others": "fanout.sub1": "fanout.sub8": "fanout.sub32": "latency.load10.p99":'
+internal_keys='"tool": "kvevents-bench-internal" "hot": "encode": "memory": "targets":'
+internal_figures='"stored_cpu.p2.held": "bare_push.p1": "bare_drop.p1": "stored_cpu.p1.full": "kvev.stored.legacy_on.batch64": "msgpack.stored.legacy_on.batch64": "kvev.rss_bytes_per_event": "kvev.peak_rss_kib": "hot.full.drop": "encode.batch64": "memory.bytes_per_event": "thread_cpu_ns_per_call":'
+
+set -- $keys $figures
+n_installed=$#
+set -- $internal_keys $internal_figures
+n_internal=$#
+echo "1..$((2 + n_installed + 1 + 3 + 1 + 1 + 3 + 5 + 1 + 2 + n_internal + 4))"
 
 "$bench" --smoke --json --quiet >"$out" 2>"$err"
 status=$?
@@ -228,8 +298,8 @@ for bad in "--runs=-1" "--duration-ms=-1" "--capacity=-1" "--only=,"; do
     i=$((i + 1))
 done
 
-# The memory target names the key length it measured.
-"$bench" --smoke --quiet --only=memory --key-len=8 >"$out" 2>"$err"
+# The memory targets name the key length they measured.
+"$internal" --smoke --quiet --only=memory --key-len=8 >"$out" 2>"$err"
 status=$?
 if [ "$status" -eq 0 ] && grep -q "Memory per queued event, 8-byte keys" "$out"; then
     echo "ok $i - the memory target is labelled with --key-len"
@@ -240,11 +310,47 @@ fi
 i=$((i + 1))
 
 # --version, as the other tools say it.
-"$bench" --version >"$out" 2>"$err"
+version "$bench" kvevents-bench
+
+# kvevents-bench-internal: the sections that need the testing build.
+"$internal" --smoke --json --quiet >"$internal_out" 2>"$err"
 status=$?
-if [ "$status" -eq 0 ] && grep -qx 'kvevents-bench (kvevents) [0-9][0-9.]*' "$out" && [ ! -s "$err" ]; then
-    echo "ok $i - --version prints the version and exits 0"
+if [ "$status" -eq 0 ]; then
+    echo "ok $i - kvevents-bench-internal --smoke --json exits 0"
 else
-    echo "not ok $i - --version prints the version and exits 0 (status $status)"
-    sed 's/^/# /' "$out" "$err"
+    echo "not ok $i - kvevents-bench-internal --smoke --json exits 0 (status $status)"
+    sed 's/^/# /' "$err"
 fi
+i=$((i + 1))
+if [ "$(wc -l <"$internal_out")" -eq 1 ] && head -c 1 "$internal_out" | grep -q '{'; then
+    echo "ok $i - one JSON object on one line"
+else
+    echo "not ok $i - one JSON object on one line"
+fi
+i=$((i + 1))
+for key in $internal_keys $internal_figures; do
+    if grep -q -F -- "$key" "$internal_out"; then
+        echo "ok $i - kvevents-bench-internal's output has $key"
+    else
+        echo "not ok $i - kvevents-bench-internal's output has $key"
+    fi
+    i=$((i + 1))
+done
+
+# Each program measures its part of the hot path, and no other: the
+# worker running through the shipped library, held through the seam.
+"$bench" --smoke --json --quiet --only=hot >"$out" 2>"$err"
+if grep -q '"stored_cpu.p1.running":' "$out" && ! grep -q '"stored_cpu.p1.held":' "$out" &&
+    grep -q '"stored_cpu.p1.held":' "$internal_out" &&
+    ! grep -q '"stored_cpu.p1.running":' "$internal_out"; then
+    echo "ok $i - the running hot path is kvevents-bench's, the held one kvevents-bench-internal's"
+else
+    echo "not ok $i - the running hot path is kvevents-bench's, the held one kvevents-bench-internal's"
+fi
+i=$((i + 1))
+
+# A section of the other program is refused with a message saying which
+# program measures it, not run and not called unknown.
+refuses "$bench" kvevents-bench hot,encode kvevents-bench-internal
+refuses "$internal" kvevents-bench-internal e2e "kvevents-bench measures it"
+version "$internal" kvevents-bench-internal

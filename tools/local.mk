@@ -4,7 +4,8 @@
 # then checks its input and publishes nothing, kvevents-sub says it cannot
 # subscribe.  kvevents-keygen makes CURVE key pairs with ZeroMQ's own
 # generator, so it exists only with the transport.  What they share is in
-# tools/common; the benchmark, which is not installed, in tools/bench.
+# tools/common; the benchmark, kvevents-bench, installed too, and its
+# companion of the build tree, in tools/bench (tools/bench/local.mk).
 
 bin_PROGRAMS += %reldir%/kvevents-sub %reldir%/kvevents-pub
 dist_man_MANS += %reldir%/kvevents-sub.1 %reldir%/kvevents-pub.1

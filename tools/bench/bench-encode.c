@@ -1,6 +1,6 @@
 /* bench-encode.c: encoding, ns per event, the library's encoder against
  * the same payload written key by key with msgpack-c's packer
- * (bench-baseline.h), which then frees it: what a publisher without a
+ * (tests/reference-encode.h), which then frees it: what a publisher without a
  * pre-encoded context does per batch.  Its bytes must equal the
  * library's, which is checked once per figure, so the two encode the
  * same thing.
@@ -8,9 +8,9 @@
  */
 #include "config.h"
 
-#include "bench-baseline.h"
 #include "bench-internal.h"
 #include "bench-sections.h"
+#include "reference-encode.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +21,22 @@
 
 typedef struct
 {
-  BenchEventType type;
+  RefEventType type;
   gboolean legacy;
   guint batch;
-  const BenchWireContext *context;
-  BenchEventSpec specs[MAX_BATCH];
+  const RefContext *context;
+  RefEvent specs[MAX_BATCH];
   BenchBatch *kvev;
   gint64 timestamp_ms;
 } Case;
 
 static const char *const type_ids[] = { "stored", "removed", "cleared" };
 
-/* The strings a BenchWireContext points to, read back from a
+/* The strings a RefContext points to, read back from a
  * configuration. */
 typedef struct
 {
-  BenchWireContext wire;
+  RefContext wire;
   char *backend_id;
   char *model_name;
   char *additional_salt;
@@ -82,7 +82,7 @@ context_clear (Context *context)
 static void
 baseline_encode (const Case *c, msgpack_sbuffer *sbuf)
 {
-  bench_baseline_encode (sbuf, c->context, c->timestamp_ms, c->specs, c->batch);
+  ref_encode (sbuf, c->context, c->timestamp_ms, c->specs, c->batch);
 }
 
 /* ---- timing ------------------------------------------------------------ */
@@ -203,23 +203,23 @@ bench_encode (BenchReport *report, const BenchSettings *settings, GError **error
           gsize payload_len = 0;
 
           memset (c, 0, sizeof *c);
-          c->type = (BenchEventType) t;
+          c->type = (RefEventType) t;
           c->legacy = l == 1;
           c->batch = batches[b];
           c->context = &contexts[l].wire;
           c->timestamp_ms = timestamp_ms;
           for (i = 0; i < c->batch; i++)
             {
-              BenchEventSpec *spec = &c->specs[i];
+              RefEvent *spec = &c->specs[i];
 
               spec->type = c->type;
-              spec->medium = c->type == BENCH_EVENT_CLEARED ? KVEV_MEDIA_NONE
-                             : i % 2 == 0                   ? KVEV_MEDIA_CPU
-                                                            : KVEV_MEDIA_DISK;
+              spec->medium = c->type == REF_EVENT_CLEARED ? KVEV_MEDIA_NONE
+                             : i % 2 == 0                 ? KVEV_MEDIA_CPU
+                                                          : KVEV_MEDIA_DISK;
               spec->event_id = 1000000 + i;
               spec->tenant = BENCH_TENANT;
               spec->tenant_len = strlen (BENCH_TENANT);
-              if (c->type != BENCH_EVENT_CLEARED)
+              if (c->type != REF_EVENT_CLEARED)
                 {
                   spec->key = keys + (gsize) settings->key_len * i;
                   spec->key_len = settings->key_len;

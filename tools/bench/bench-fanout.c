@@ -222,7 +222,7 @@ bench_fanout (BenchReport *report, const BenchSettings *settings, GError **error
   ok = sources_open (&s, settings, error);
   if (ok)
     {
-      bench_net_make_payload (&net, s.config, BENCH_BATCH_EVENTS);
+      bench_net_make_payload (&net, s.sources[RAW].wire, BENCH_BATCH_EVENTS);
       bench_section_set_info (section, "payload_bytes", (double) net.payload_len);
       bench_section_set_info (section, "send_hwm", bench_config_hwm (s.config));
       bench_section_set_info (section, "subscriber_rcvhwm", FANOUT_RCVHWM);

@@ -15,6 +15,11 @@
  * item, popped and freed by another thread (running) or left queued
  * (held), and a bare drop-oldest push (full).
  *
+ * Only the running mode is the shipped library's alone: holding the
+ * worker takes the testing build's seam (settings->hold), so kvevents-bench
+ * measures the running mode (bench_hot ()) and kvevents-bench-internal
+ * the held and full ones (bench_hot_held ()), in the same section.
+ *
  * What replay costs the caller is measured in the running mode, where
  * the worker keeps every message for replay: stored cpu calls on a
  * second publisher with kv_events_replay_endpoint on ipc:// and its
@@ -27,7 +32,6 @@
  */
 #include "config.h"
 
-#include "bench-internal.h"
 #include "bench-replay.h"
 #include "bench-replay-client.h"
 #include "bench-sections.h"
@@ -74,6 +78,7 @@ typedef struct
   guint calls;    /* per producer per round */
   guint capacity; /* of the publisher's queue and the bare drop-oldest one */
   KvevPublisher *publisher;
+  BenchHoldFunc hold; /* for the held and full modes */
   GAsyncQueue *bare;
   guint64 bare_depth;    /* under the bare queue's lock */
   guint64 bare_consumed; /* atomic */
@@ -269,7 +274,7 @@ fill_publisher (HotJob *job)
 {
   guint64 i = 0;
 
-  while (bench_publisher_queue_depth (job->publisher) < job->capacity)
+  while (bench_queue_depth (job->publisher) < job->capacity)
     {
       kvev_publish_stored (job->publisher, BENCH_TENANT,
                            job->keys + (gsize) job->key_len * (i % BENCH_KEY_RING), job->key_len,
@@ -289,8 +294,8 @@ total_calls_so_far (const HotJob *job)
  * *ns and *calls; FALSE with error set when the publisher would not
  * drain. */
 static gboolean
-run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *calls,
-         guint64 *dropped, GError **error)
+run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *calls, guint64 *dropped,
+         GError **error)
 {
   Producer producers[MAX_PRODUCERS];
   GThread *threads[MAX_PRODUCERS];
@@ -318,7 +323,7 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *call
     {
       dropped_before = kvev_publisher_stat (job->publisher, KVEV_STAT_DROPPED_EVENTS);
       if (job->mode != MODE_RUNNING)
-        bench_publisher_hold (job->publisher, TRUE);
+        job->hold (job->publisher, TRUE);
       if (job->mode == MODE_FULL)
         fill_publisher (job);
     }
@@ -352,12 +357,12 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *call
       /* Room for the round, outside the timing. */
       if (job->mode == MODE_HELD)
         {
-          if (kvev && bench_publisher_queue_depth (job->publisher) + round_events > job->capacity)
+          if (kvev && bench_queue_depth (job->publisher) + round_events > job->capacity)
             {
-              bench_publisher_hold (job->publisher, FALSE);
+              job->hold (job->publisher, FALSE);
               if (!(ok = bench_publisher_drain (job->publisher, error)))
                 break;
-              bench_publisher_hold (job->publisher, TRUE);
+              job->hold (job->publisher, TRUE);
             }
           else if (!kvev && job->bare_depth + round_events > job->capacity)
             bare_drain (job);
@@ -393,7 +398,8 @@ run_job (HotJob *job, gint64 slice_ns, gint64 *ns, gint64 *cpu_ns, guint64 *call
 
   if (kvev)
     {
-      bench_publisher_hold (job->publisher, FALSE);
+      if (job->mode != MODE_RUNNING)
+        job->hold (job->publisher, FALSE);
       if (ok)
         ok = bench_publisher_drain (job->publisher, error);
       *dropped += kvev_publisher_stat (job->publisher, KVEV_STAT_DROPPED_EVENTS) - dropped_before;
@@ -505,7 +511,7 @@ replay_open (const BenchSettings *settings, guint capacity, KvevPublisher **publ
     return FALSE;
   bench_progress (settings, _ ("hot path: filling a replay buffer of %u messages"),
                   *buffer_messages);
-  if (!bench_replay_fill (*publisher, settings->key_len, *buffer_messages, capacity, error))
+  if (!bench_replay_fill (*publisher, settings->key_len, *buffer_messages, capacity, NULL, error))
     return FALSE;
   *client = bench_replay_client_new (kvev_publisher_get_replay_endpoint (*publisher));
   return TRUE;
@@ -528,8 +534,11 @@ run_replay_job (HotJob *job, ReplayVariant variant, BenchReplayClient *client, g
   return ok;
 }
 
-gboolean
-bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
+/* The modes first to last, each group of producers and mode with its
+ * baseline; the running mode with its replay variants. */
+static gboolean
+hot_modes (BenchReport *report, const BenchSettings *settings, HotMode first, HotMode last,
+           GError **error)
 {
   g_autofree char *endpoint = g_strdup_printf ("ipc://%s/hot", settings->tmp_dir);
   guint capacity = settings->smoke ? 4096 : QUEUE_CAPACITY;
@@ -538,6 +547,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
   BenchFigure *figures[MAX_PRODUCERS][3][1 + G_N_ELEMENTS (op_names)];
   BenchFigure *replay_figures[MAX_PRODUCERS][N_REPLAY_VARIANTS];
   BenchSection *section;
+  gboolean replay = first == MODE_RUNNING;
   KvevPublisher *publisher;
   KvevPublisher *replay_publisher = NULL;
   BenchReplayClient *client = NULL;
@@ -556,7 +566,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
                                          "as the calling thread sees it (lower is better); "
                                          "baselines: a bare GAsyncQueue"));
   for (p = 0; p < MAX_PRODUCERS; p++)
-    for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
+    for (mode = first; mode <= last; mode++)
       {
         HotOp bare_op = mode == MODE_FULL ? OP_BARE_DROP : OP_BARE_PUSH;
         g_autofree char *id = g_strdup_printf ("%s.p%u", baseline_ids[mode], p + 1);
@@ -585,10 +595,14 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
           }
       }
 
-  ok = replay_open (settings, capacity, &replay_publisher, &client, &buffer_messages, error);
-  if (ok)
-    bench_section_set_info (section, "replay_buffer_messages", buffer_messages);
+  if (replay)
+    {
+      ok = replay_open (settings, capacity, &replay_publisher, &client, &buffer_messages, error);
+      if (ok)
+        bench_section_set_info (section, "replay_buffer_messages", buffer_messages);
+    }
 
+  job.hold = settings->hold;
   job.keys = keys;
   job.key_len = settings->key_len;
   job.calls = settings->smoke ? 256 : 4096;
@@ -603,7 +617,7 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
     {
       bench_progress (settings, _ ("hot path, run %u of %u"), run + 1, settings->runs);
       for (p = 0; ok && p < MAX_PRODUCERS; p++)
-        for (mode = MODE_RUNNING; ok && mode <= MODE_FULL; mode++)
+        for (mode = first; ok && mode <= last; mode++)
           {
             gint64 ns[1 + G_N_ELEMENTS (op_names)] = { 0 };
             gint64 cpu_ns[1 + G_N_ELEMENTS (op_names)] = { 0 };
@@ -669,24 +683,24 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
    * the difference is the time it waited for a CPU. */
   for (p = 0; ok && p < MAX_PRODUCERS; p++)
     {
-      for (mode = MODE_RUNNING; mode <= MODE_FULL; mode++)
+      for (mode = first; mode <= last; mode++)
         for (o = 0; o <= G_N_ELEMENTS (op_names); o++)
           {
             BenchFigure *figure = figures[p][mode][o];
             const BenchExtra *dropped_extra = bench_figure_find_extra (figure, "dropped");
             double dropped = dropped_extra != NULL ? bench_sum (dropped_extra->values) : 0;
-            double ran = bench_median (
-                bench_figure_find_extra (figure, "thread_cpu_ns_per_call")->values);
+            double ran
+                = bench_median (bench_figure_find_extra (figure, "thread_cpu_ns_per_call")->values);
 
             if (mode != MODE_FULL && dropped > 0)
               bench_figure_set_note (
                   figure, g_strdup_printf (_ ("the thread ran %.0f ns a call; %.0f events dropped"),
                                            ran, dropped));
             else
-              bench_figure_set_note (figure, g_strdup_printf (_ ("the thread ran %.0f ns a call"),
-                                                              ran));
+              bench_figure_set_note (figure,
+                                     g_strdup_printf (_ ("the thread ran %.0f ns a call"), ran));
           }
-      for (v = 0; v < N_REPLAY_VARIANTS; v++)
+      for (v = 0; replay && v < N_REPLAY_VARIANTS; v++)
         {
           BenchFigure *figure = replay_figures[p][v];
           double dropped = bench_sum (bench_figure_find_extra (figure, "dropped")->values);
@@ -704,4 +718,18 @@ bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
   g_clear_pointer (&replay_publisher, kvev_publisher_free);
   kvev_publisher_free (publisher);
   return ok;
+}
+
+gboolean
+bench_hot (BenchReport *report, const BenchSettings *settings, GError **error)
+{
+  return hot_modes (report, settings, MODE_RUNNING, MODE_RUNNING, error);
+}
+
+gboolean
+bench_hot_held (BenchReport *report, const BenchSettings *settings, GError **error)
+{
+  g_return_val_if_fail (settings->hold != NULL, FALSE);
+
+  return hot_modes (report, settings, MODE_HELD, MODE_FULL, error);
 }

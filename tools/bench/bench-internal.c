@@ -1,5 +1,5 @@
-/* bench-internal.c: the library's internals kvevents-bench reaches;
- * see bench-internal.h.
+/* bench-internal.c: the library's internals kvevents-bench-internal
+ * reaches; see bench-internal.h.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -11,9 +11,9 @@
 #include "bench-internal.h"
 #include "bench-util.h"
 
-G_STATIC_ASSERT ((int) BENCH_EVENT_STORED == (int) KVEV_EVENT_STORED);
-G_STATIC_ASSERT ((int) BENCH_EVENT_REMOVED == (int) KVEV_EVENT_REMOVED);
-G_STATIC_ASSERT ((int) BENCH_EVENT_CLEARED == (int) KVEV_EVENT_CLEARED);
+G_STATIC_ASSERT ((int) REF_EVENT_STORED == (int) KVEV_EVENT_STORED);
+G_STATIC_ASSERT ((int) REF_EVENT_REMOVED == (int) KVEV_EVENT_REMOVED);
+G_STATIC_ASSERT ((int) REF_EVENT_CLEARED == (int) KVEV_EVENT_CLEARED);
 
 /* The encoder runs on a publisher's settings; the benchmark's
  * configurations always validate. */
@@ -35,14 +35,6 @@ bench_publisher_hold (KvevPublisher *publisher, gboolean hold)
   kvev_queue_hold (kvev_publisher_get_queue (publisher), hold);
 }
 
-guint64
-bench_publisher_queue_depth (KvevPublisher *publisher)
-{
-  g_return_val_if_fail (publisher != NULL && kvev_publisher_is_enabled (publisher), 0);
-
-  return kvev_queue_depth (kvev_publisher_get_queue (publisher));
-}
-
 struct _BenchBatch
 {
   KvevSettings *settings;
@@ -53,7 +45,7 @@ struct _BenchBatch
 };
 
 BenchBatch *
-bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_events)
+bench_batch_new (const KvevConfig *config, const RefEvent *specs, guint n_events)
 {
   BenchBatch *batch = g_new0 (BenchBatch, 1);
   guint i;
@@ -66,15 +58,15 @@ bench_batch_new (const KvevConfig *config, const BenchEventSpec *specs, guint n_
   /* One call an event, as a one-tier publish call makes it. */
   for (i = 0; i < n_events; i++)
     {
-      const BenchEventSpec *spec = &specs[i];
+      const RefEvent *spec = &specs[i];
       KvevCall *call;
 
-      if (spec->type == BENCH_EVENT_CLEARED)
+      if (spec->type == REF_EVENT_CLEARED)
         call = kvev_call_new_cleared (spec->tenant, spec->tenant_len);
       else
         call = kvev_call_new_keyed (
-            spec->type == BENCH_EVENT_REMOVED ? spec->medium : KVEV_MEDIA_NONE,
-            spec->type == BENCH_EVENT_STORED ? spec->medium : KVEV_MEDIA_NONE, spec->tenant,
+            spec->type == REF_EVENT_REMOVED ? spec->medium : KVEV_MEDIA_NONE,
+            spec->type == REF_EVENT_STORED ? spec->medium : KVEV_MEDIA_NONE, spec->tenant,
             spec->tenant_len, spec->key, spec->key_len, spec->group, spec->group_len);
       call->first_event_id = spec->event_id;
       kvev_call_events (call, 0, !kvev_call_is_utf8 (call), &batch->events[i]);

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "bench-memory-child.h"
-#include "bench-internal.h"
 #include "bench-replay.h"
 #include "bench-util.h"
 
@@ -45,7 +44,7 @@ typedef struct
   guint64 held;
 } Measure;
 
-/* "replay" and "replay_off": n_messages full messages, sent as
+/* "replay" and "replay_off": n_messages messages or a few more, sent as
  * bench_replay_fill () sends them, by a publisher with replay on or
  * not. */
 static gboolean
@@ -56,7 +55,7 @@ measure_replay (gboolean replay, guint n_messages, guint key_len, const char *tm
   g_autofree char *replay_endpoint = g_strdup_printf ("ipc://%s/memory-replay", tmp_dir);
   g_autoptr (KvevConfig) config = bench_config_new (endpoint, REPLAY_FILL_ROUND, TRUE);
   KvevPublisher *publisher;
-  guint64 batches;
+  guint64 sent = 0;
   gboolean ok;
 
   if (replay && !bench_config_set_replay (config, replay_endpoint, n_messages, error))
@@ -64,26 +63,61 @@ measure_replay (gboolean replay, guint n_messages, guint key_len, const char *tm
   publisher = kvev_publisher_new (config, error);
   if (publisher == NULL)
     return FALSE;
-  batches = kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES);
   m->rss_before = bench_rss_bytes ();
   m->heap_before = heap_bytes ();
-  ok = bench_replay_fill (publisher, key_len, n_messages, REPLAY_FILL_ROUND, error);
+  ok = bench_replay_fill (publisher, key_len, n_messages, REPLAY_FILL_ROUND, &sent, error);
   m->rss_after = bench_rss_bytes ();
   m->heap_after = heap_bytes ();
   m->peak_kib = bench_peak_rss_kib ();
-  m->count = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_MESSAGES)
-                    : kvev_publisher_stat (publisher, KVEV_STAT_PUBLISHED_BATCHES) - batches;
+  m->count = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_MESSAGES) : sent;
   m->held = replay ? kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_BYTES) : 0;
   kvev_publisher_free (publisher);
   return ok;
 }
 
+/* The line every kind prints. */
+static void
+print_measure (const Measure *m)
+{
+  printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+          " %ld %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+          m->rss_before, m->rss_after, m->heap_before, m->heap_after, m->peak_kib, m->count,
+          m->held);
+}
+
 int
 bench_memory_child_main (const char *kind, guint n_events, guint key_len, const char *tmp_dir)
+{
+  g_autoptr (GError) error = NULL;
+  Measure m = { 0 };
+
+  if (strcmp (kind, "replay") != 0 && strcmp (kind, "replay_off") != 0)
+    {
+      g_printerr (_ ("kvevents-bench: unknown --memory-child \"%s\"\n"), kind);
+      return 2;
+    }
+  if (tmp_dir == NULL)
+    {
+      g_printerr (_ ("kvevents-bench: --memory-child %s needs --tmp-dir\n"), kind);
+      return 2;
+    }
+  if (!measure_replay (strcmp (kind, "replay") == 0, n_events, key_len, tmp_dir, &m, &error))
+    {
+      g_printerr ("kvevents-bench: %s\n", error->message);
+      return 1;
+    }
+  print_measure (&m);
+  return 0;
+}
+
+int
+bench_memory_queue_child_main (const char *kind, guint n_events, guint key_len, BenchHoldFunc hold)
 {
   g_autofree char *key = g_malloc (key_len);
   Measure m = { 0 };
   guint i;
+
+  g_return_val_if_fail (hold != NULL, 1);
 
   if (strcmp (kind, "kvev") == 0)
     {
@@ -96,7 +130,7 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
           g_printerr ("kvevents-bench: %s\n", error->message);
           return 1;
         }
-      bench_publisher_hold (publisher, TRUE);
+      hold (publisher, TRUE);
       m.rss_before = bench_rss_bytes ();
       m.heap_before = heap_bytes ();
       for (i = 0; i < n_events; i++)
@@ -106,9 +140,9 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
         }
       m.rss_after = bench_rss_bytes ();
       m.heap_after = heap_bytes ();
-      m.count = bench_publisher_queue_depth (publisher);
+      m.count = bench_queue_depth (publisher);
       m.peak_kib = bench_peak_rss_kib ();
-      bench_publisher_hold (publisher, FALSE);
+      hold (publisher, FALSE);
       kvev_publisher_flush (publisher, 30000);
       kvev_publisher_free (publisher);
     }
@@ -135,29 +169,11 @@ bench_memory_child_main (const char *kind, guint n_events, guint key_len, const 
         free (item);
       g_async_queue_unref (queue);
     }
-  else if (strcmp (kind, "replay") == 0 || strcmp (kind, "replay_off") == 0)
-    {
-      g_autoptr (GError) error = NULL;
-
-      if (tmp_dir == NULL)
-        {
-          g_printerr (_ ("kvevents-bench: --memory-child %s needs --tmp-dir\n"), kind);
-          return 2;
-        }
-      if (!measure_replay (strcmp (kind, "replay") == 0, n_events, key_len, tmp_dir, &m, &error))
-        {
-          g_printerr ("kvevents-bench: %s\n", error->message);
-          return 1;
-        }
-    }
   else
     {
       g_printerr (_ ("kvevents-bench: unknown --memory-child \"%s\"\n"), kind);
       return 2;
     }
-
-  printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-          " %ld %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
-          m.rss_before, m.rss_after, m.heap_before, m.heap_after, m.peak_kib, m.count, m.held);
+  print_measure (&m);
   return 0;
 }

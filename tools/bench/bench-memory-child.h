@@ -1,14 +1,21 @@
-/* bench-memory-child.h: the process kvevents-bench starts of itself with
- * --memory-child KIND, one a run of the memory section (bench-memory.c).
+/* bench-memory-child.h: the processes the memory sections start (this
+ * program again, with --memory-child KIND), one a run of a figure, so
+ * that no earlier allocation is reused and the growth is the one
+ * measured.
  *
- * KIND "kvev" fills a held publisher's queue to its capacity, n_events,
- * with one stored event per object, distinct keys of key_len bytes;
- * "bare" queues as many malloc()ed 128-byte items in a bare
- * GAsyncQueue.  KIND "replay" fills the replay buffer of a publisher
- * with replay on (kv_events_replay_buffer_messages n_events, endpoints
- * in tmp_dir) with n_events messages of BENCH_REPLAY_BATCH_EVENTS
- * events (bench-replay.h); "replay_off" sends the same messages from a
- * publisher without replay, for what publishing alone leaves behind.
+ * kvevents-bench's (bench_memory_child_main ()): KIND "replay" fills the
+ * replay buffer of a publisher with replay on
+ * (kv_events_replay_buffer_messages n_events, endpoints in tmp_dir) with
+ * n_events messages of up to BENCH_REPLAY_BATCH_EVENTS events
+ * (bench-replay.h); "replay_off" sends as many messages from a publisher
+ * without replay, for what publishing alone leaves behind.
+ *
+ * kvevents-bench-internal's (bench_memory_queue_child_main ()): KIND
+ * "kvev" fills the queue of a publisher whose worker is held (the
+ * testing build's seam, hold) to its capacity, n_events, with one stored
+ * event per object, distinct keys of key_len bytes; "bare" queues as
+ * many malloc()ed 128-byte items in a bare GAsyncQueue.
+ *
  * Before and after, the child reads its resident set (/proc/self/statm)
  * and heap in use (mallinfo2, -1 without it), and at the end its peak
  * RSS (VmHWM), and prints one line:
@@ -29,11 +36,13 @@
 #ifndef KVEV_BENCH_MEMORY_CHILD_H
 #define KVEV_BENCH_MEMORY_CHILD_H
 
-#include <glib.h>
+#include "bench-util.h"
 
 G_BEGIN_DECLS
 
 int bench_memory_child_main (const char *kind, guint n_events, guint key_len, const char *tmp_dir);
+int bench_memory_queue_child_main (const char *kind, guint n_events, guint key_len,
+                                   BenchHoldFunc hold);
 
 G_END_DECLS
 

@@ -131,7 +131,7 @@ transport_open_replay (Transport *t, const BenchSettings *settings, gboolean tcp
   bench_progress (settings, _ ("end to end: filling a replay buffer of %u messages"),
                   t->replay_messages);
   if (!bench_replay_fill (t->replay.publisher, settings->key_len, t->replay_messages,
-                          QUEUE_CAPACITY, error))
+                          QUEUE_CAPACITY, NULL, error))
     return FALSE;
   t->client = bench_replay_client_new (kvev_publisher_get_replay_endpoint (t->replay.publisher));
   return TRUE;
@@ -185,10 +185,10 @@ run_replay_phase (Net *net, Transport *t, gboolean busy, guint duration_ms, Benc
 /* The raw baselines' payloads: a batch as the publisher would send it,
  * and batches of 1 to BATCH_EVENTS timed events. */
 static void
-make_payloads (Net *net, const KvevConfig *config)
+make_payloads (Net *net, const BenchWire *wire)
 {
-  bench_net_make_payload (&net->net, config, BATCH_EVENTS);
-  net->stamped = bench_stamped_new (config, net->net.key_len);
+  bench_net_make_payload (&net->net, wire, BATCH_EVENTS);
+  net->stamped = bench_stamped_new (wire, net->net.key_len);
 }
 
 static void
@@ -415,7 +415,7 @@ bench_net (BenchReport *report, const BenchSettings *settings, gboolean e2e, gbo
           ok = FALSE;
           break;
         }
-      make_payloads (&net, t.config);
+      make_payloads (&net, t.raw.wire);
       endpoints[0] = t.kvev.endpoint;
       endpoints[1] = t.raw.endpoint;
       endpoints[2] = t.raw_nodrop.endpoint;

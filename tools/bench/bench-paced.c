@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "bench-paced.h"
-#include "bench-internal.h"
 #include "bench-subscriber.h"
 
 #include <stdlib.h>
@@ -75,26 +74,22 @@ send_raw_stamped (BenchStamped *stamped, BenchSource *source, guint n, gint64 st
 }
 
 BenchStamped *
-bench_stamped_new (const KvevConfig *config, guint key_len)
+bench_stamped_new (const BenchWire *wire, guint key_len)
 {
   BenchStamped *stamped = g_new0 (BenchStamped, 1);
-  BenchEventSpec specs[BATCH_EVENTS];
   g_autofree char *key = NULL;
-  BenchBatch *batch;
   guint i, n;
 
   key_len = MAX (key_len, STAMP_AT + STAMP_DIGITS + 1);
   key = g_malloc (key_len);
   format_stamped_key (key, key_len, 0);
-  bench_fill_stored_specs (specs, BATCH_EVENTS, key, key_len, 1);
   for (n = 1; n <= BATCH_EVENTS; n++)
     {
       StampedPayload *payload = &stamped->payloads[n];
       const char *at;
 
-      batch = bench_batch_new (config, specs, n);
-      payload->data = bench_batch_encode (batch, g_get_real_time () / 1000, &payload->len);
-      bench_batch_free (batch);
+      payload->data = bench_wire_encode (wire, g_get_real_time () / 1000, BENCH_RAW_FIRST_EVENT_ID,
+                                         key, key_len, 1, n, &payload->len);
       /* The keys, in order: nothing else in a payload holds one. */
       i = 0;
       for (at = payload->data; i < n && at + key_len <= payload->data + payload->len; at++)

@@ -16,10 +16,10 @@ G_BEGIN_DECLS
 
 /* A raw socket's payloads for it: batches of 1 to BENCH_BATCH_EVENTS
  * timed events, keys of key_len bytes (at least the stamp's), encoded as
- * config says. */
+ * wire (the raw source's) says. */
 typedef struct _BenchStamped BenchStamped;
 
-BenchStamped *bench_stamped_new (const KvevConfig *config, guint key_len);
+BenchStamped *bench_stamped_new (const BenchWire *wire, guint key_len);
 void bench_stamped_free (BenchStamped *stamped);
 
 typedef struct

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "bench-phase.h"
-#include "bench-internal.h"
 #include "bench-stats.h"
 #include "bench-subscriber.h"
 
@@ -260,7 +259,6 @@ bench_source_open_publisher (BenchSource *source, const KvevConfig *config, GErr
   source->publisher = kvev_publisher_new (config, error);
   if (source->publisher == NULL)
     return FALSE;
-  source->config = config;
   source->endpoint = g_strdup (kvev_publisher_get_endpoint (source->publisher));
   return TRUE;
 }
@@ -274,7 +272,9 @@ bench_source_open_raw (BenchSource *source, void *context, const char *endpoint,
   size_t bound_len = sizeof bound;
 
   memset (source, 0, sizeof *source);
-  source->config = config;
+  source->wire = bench_wire_capture (config, error);
+  if (source->wire == NULL)
+    return FALSE;
   source->nodrop = nodrop;
   source->raw = zmq_socket (context, nodrop ? ZMQ_XPUB : ZMQ_PUB);
   if (source->raw == NULL || zmq_setsockopt (source->raw, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0
@@ -294,6 +294,7 @@ void
 bench_source_close (BenchSource *source)
 {
   g_clear_pointer (&source->publisher, kvev_publisher_free);
+  g_clear_pointer (&source->wire, bench_wire_free);
   if (source->raw != NULL)
     zmq_close (source->raw);
   g_free (source->endpoint);
@@ -332,8 +333,6 @@ bench_source_send_raw (BenchSource *source, const char *payload, gsize len, int 
 static void
 source_marker (BenchSource *source, const char *key)
 {
-  BenchEventSpec spec = { 0 };
-  BenchBatch *batch;
   char *payload;
   gsize len;
 
@@ -342,51 +341,20 @@ source_marker (BenchSource *source, const char *key)
       kvev_publish_stored (source->publisher, BENCH_TENANT, key, -1, NULL, KVEV_MEDIA_CPU);
       return;
     }
-  spec.type = BENCH_EVENT_STORED;
-  spec.medium = KVEV_MEDIA_CPU;
-  spec.event_id = 1;
-  spec.tenant = BENCH_TENANT;
-  spec.tenant_len = strlen (BENCH_TENANT);
-  spec.key = key;
-  spec.key_len = strlen (key);
-  batch = bench_batch_new (source->config, &spec, 1);
-  payload = bench_batch_encode (batch, g_get_real_time () / 1000, &len);
+  payload = bench_wire_encode (source->wire, g_get_real_time () / 1000, 1, key, strlen (key), 1, 1,
+                               &len);
   raw_send (source, payload, len, ZMQ_DONTWAIT, TRUE);
   free (payload);
-  bench_batch_free (batch);
 }
 
 void
-bench_fill_stored_specs (BenchEventSpec *specs, guint n, const char *keys, guint key_len,
-                         guint key_ring)
+bench_net_make_payload (BenchNet *net, const BenchWire *wire, guint n_events)
 {
-  guint i;
-
-  memset (specs, 0, n * sizeof *specs);
-  for (i = 0; i < n; i++)
-    {
-      specs[i].type = BENCH_EVENT_STORED;
-      specs[i].medium = KVEV_MEDIA_CPU;
-      specs[i].event_id = 1000000 + i;
-      specs[i].tenant = BENCH_TENANT;
-      specs[i].tenant_len = strlen (BENCH_TENANT);
-      specs[i].key = keys + (gsize) key_len * (i % key_ring);
-      specs[i].key_len = key_len;
-    }
-}
-
-void
-bench_net_make_payload (BenchNet *net, const KvevConfig *config, guint n_events)
-{
-  g_autofree BenchEventSpec *specs = g_new (BenchEventSpec, n_events);
-  BenchBatch *batch;
-
-  bench_fill_stored_specs (specs, n_events, net->keys, net->key_len, net->key_ring);
-  batch = bench_batch_new (config, specs, n_events);
   free (net->payload);
-  net->payload = bench_batch_encode (batch, g_get_real_time () / 1000, &net->payload_len);
+  net->payload
+      = bench_wire_encode (wire, g_get_real_time () / 1000, BENCH_RAW_FIRST_EVENT_ID, net->keys,
+                           net->key_len, net->key_ring, n_events, &net->payload_len);
   net->payload_events = n_events;
-  bench_batch_free (batch);
 }
 
 typedef struct

@@ -18,8 +18,8 @@
 #ifndef KVEV_BENCH_PHASE_H
 #define KVEV_BENCH_PHASE_H
 
-#include "bench-event.h"
 #include "bench-report.h"
+#include "bench-wire.h"
 
 G_BEGIN_DECLS
 
@@ -38,7 +38,7 @@ typedef struct
    * pipe, as the publisher's worker does, where a PUB socket drops. */
   gboolean nodrop;
   guint64 raw_sequence;
-  const KvevConfig *config; /* to encode the raw socket's markers */
+  BenchWire *wire; /* a raw socket's: its markers' encoding */
   char *endpoint;
 } BenchSource;
 
@@ -123,18 +123,18 @@ gboolean bench_source_open_publisher (BenchSource *source, const KvevConfig *con
                                       GError **error);
 /* A raw socket in context, set up as the publisher sets up its own: a
  * PUB that drops at hwm, or an XPUB with ZMQ_XPUB_NODROP whose sender
- * waits. */
+ * waits; its events are encoded as a publisher of config sends them
+ * (bench-wire.h), which source->wire keeps. */
 gboolean bench_source_open_raw (BenchSource *source, void *context, const char *endpoint, int hwm,
                                 gboolean nodrop, const KvevConfig *config, GError **error);
 void bench_source_close (BenchSource *source);
 
-/* n stored cpu events, of the keys of key_len bytes in turn from a ring
- * of key_ring. */
-void bench_fill_stored_specs (BenchEventSpec *specs, guint n, const char *keys, guint key_len,
-                              guint key_ring);
-/* The raw sources' payload: n_events stored events of net's keys, as the
- * publisher of config encodes them. */
-void bench_net_make_payload (BenchNet *net, const KvevConfig *config, guint n_events);
+/* The event id of the first event of a raw payload. */
+#define BENCH_RAW_FIRST_EVENT_ID 1000000
+
+/* The raw sources' payload: n_events stored events of net's keys in
+ * turn, as wire (a raw source's) encodes them. */
+void bench_net_make_payload (BenchNet *net, const BenchWire *wire, guint n_events);
 
 /* Three frames through a raw source, as the publisher sends a message;
  * FALSE when the socket refused the first one (nothing went). */

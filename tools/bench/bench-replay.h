@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-/* Events a message of the buffer holds: kv_events_max_batch_events's
+/* Events a full message of the buffer holds: kv_events_max_batch_events's
  * default, which bench_config_new () keeps. */
 #define BENCH_REPLAY_BATCH_EVENTS 64
 
@@ -31,14 +31,19 @@ gboolean bench_config_set_replay (KvevConfig *config, const char *replay_endpoin
 /* The kv_events_replay_buffer_messages of config. */
 guint bench_config_replay_messages (const KvevConfig *config);
 
-/* Publishes n_messages messages of BENCH_REPLAY_BATCH_EVENTS stored
- * events each, distinct keys of key_len bytes, in rounds of at most
- * queue_capacity events queued with the worker held, so that every
- * message is full; waits until the worker sent them all.  FALSE with
- * error set when the publisher dropped an event, sent another number of
- * messages, or did not drain. */
+/* Publishes stored events, distinct keys of key_len bytes, in rounds of
+ * at most queue_capacity events published back to back, each round then
+ * drained, until the worker sent n_messages messages or a few more, and
+ * sets *sent (when not NULL) to how many.  The worker runs all along:
+ * holding it, which would make every message hold exactly
+ * BENCH_REPLAY_BATCH_EVENTS, takes the testing build's seam.  The
+ * producer outpaces it, so most messages are full, but the first of a
+ * round and those that catch up with the producer hold fewer (about one
+ * in fifteen on two CPUs): the figures give the payload per message the
+ * buffer holds, as measured.  FALSE with error set when the publisher
+ * dropped an event or did not drain. */
 gboolean bench_replay_fill (KvevPublisher *publisher, guint key_len, guint n_messages,
-                            guint queue_capacity, GError **error);
+                            guint queue_capacity, guint64 *sent, GError **error);
 
 /* Adds a run's counts to figure's extras: replays, replayed_messages,
  * replayed_bytes_per_s. */

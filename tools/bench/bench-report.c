@@ -397,7 +397,8 @@ bench_report_print_table (const BenchReport *report)
   glong label_width = 0;
   guint i;
 
-  printf (_ ("kvevents-bench %s: %u runs of %u ms per figure, %u-byte keys, %u CPUs.\n"),
+  /* TRANSLATORS: the program's name, the library's version. */
+  printf (_ ("%s %s: %u runs of %u ms per figure, %u-byte keys, %u CPUs.\n"), settings->tool,
           kvev_version (), settings->runs, settings->duration_ms, settings->key_len,
           g_get_num_processors ());
   printf (_ ("Each value is the median, min and max over the runs.  A ratio compares a\n"
@@ -542,11 +543,13 @@ char *
 bench_report_to_json (const BenchReport *report)
 {
   const BenchSettings *settings = report->settings;
-  GString *out = g_string_new ("{\"tool\": \"kvevents-bench\", \"version\": ");
+  GString *out = g_string_new ("{\"tool\": ");
   int zmq_major, zmq_minor, zmq_patch;
   guint i, j;
 
   zmq_version (&zmq_major, &zmq_minor, &zmq_patch);
+  json_string (out, settings->tool);
+  g_string_append (out, ", \"version\": ");
   json_string (out, kvev_version ());
   g_string_append_printf (out,
                           ", \"settings\": {\"runs\": %u, \"duration_ms\": %u, "

@@ -166,7 +166,7 @@ measure_workload (BenchReport *report, BenchSection *section, const BenchSetting
                               ? (guint) lround ((double) r->published_events / (double) r->messages)
                               : load->max_batch;
 
-      bench_net_make_payload (&net, w.config, CLAMP (per_message, 1, load->max_batch));
+      bench_net_make_payload (&net, w.raw.wire, CLAMP (per_message, 1, load->max_batch));
       add_figures (section, load, &net, &f);
       ok = settings->smoke || bench_phase_run_flat (&net, &w.raw, 1, duration_ms, r, error);
     }

@@ -1,6 +1,9 @@
-/* bench-sections.h: the sections kvevents-bench measures, one file
- * each: each adds its section and figures to the report, and FALSE with
- * error set means the run cannot go on.
+/* bench-sections.h: the sections kvevents-bench and
+ * kvevents-bench-internal measure, one file each: each adds its section
+ * and figures to the report, and FALSE with error set means the run
+ * cannot go on.  Those that hold the worker or time the encoder alone
+ * need the testing build's seams, and only kvevents-bench-internal runs
+ * them (bench_hot_held (), bench_encode (), bench_memory_queue ()).
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -11,12 +14,16 @@
 
 G_BEGIN_DECLS
 
-/* bench-hot.c: the publish call, worker running, held, queue full. */
+/* bench-hot.c: the publish call, worker running, with replay on and off;
+ * and held and with the queue full, which needs settings->hold. */
 gboolean bench_hot (BenchReport *report, const BenchSettings *settings, GError **error);
+gboolean bench_hot_held (BenchReport *report, const BenchSettings *settings, GError **error);
 /* bench-encode.c: the library's encoder against msgpack-c key by key. */
 gboolean bench_encode (BenchReport *report, const BenchSettings *settings, GError **error);
-/* bench-memory.c: bytes per queued event, in child processes. */
+/* bench-memory.c: a full replay buffer's memory; bytes per queued event,
+ * which needs settings->hold; each in child processes. */
 gboolean bench_memory (BenchReport *report, const BenchSettings *settings, GError **error);
+gboolean bench_memory_queue (BenchReport *report, const BenchSettings *settings, GError **error);
 /* bench-net.c: end to end and latency share the subscriber; latency
  * needs the capacity that end to end measures, and measures it itself
  * otherwise. */

@@ -117,7 +117,7 @@ typedef struct
   guint8 *media; /* KvevMedia */
   guint key_len;
   guint n;
-  gint walk_n; /* objects the next walks cover, the first ones */
+  gint walk_n;  /* objects the next walks cover, the first ones */
   gint probing; /* the walks probe their adds into walk_waits */
   /* The walk thread's; read once its snapshot's "end" came. */
   WaitCounts walk_waits;
@@ -679,7 +679,7 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
   /* Until the buffer evicts: full to its bound. */
   for (round = 0; ok && round < 100000; round++)
     {
-      ok = bench_replay_fill (publisher, key_len, HOSTILE_FILL_MESSAGES, HOSTILE_FILL_ROUND,
+      ok = bench_replay_fill (publisher, key_len, HOSTILE_FILL_MESSAGES, HOSTILE_FILL_ROUND, NULL,
                               &error);
       held = kvev_publisher_stat (publisher, KVEV_STAT_REPLAY_BUFFER_BYTES);
       per_message
@@ -697,7 +697,7 @@ bench_replay_hostile_child_main (guint buffer_bytes, guint key_len, const char *
   if (fgets (line, sizeof line, stdin) == NULL)
     line[0] = '\0';
   ok = bench_replay_fill (publisher, key_len, (guint) (2 * held / MAX (per_message, 1)),
-                          HOSTILE_FILL_ROUND, &error);
+                          HOSTILE_FILL_ROUND, NULL, &error);
   printf (ok ? "rolled\n" : "failed\n");
   fflush (stdout);
   child_wait_parent (reset, &rss_after, &peak_kib);
@@ -1134,9 +1134,9 @@ measure_slow_walk (void *context, BenchStore *store, KvevPublisher *publisher, c
   bench_figure_add_extra (f->cpu_walk, "lock_waits", (double) busy.lock_waits);
   bench_figure_add_extra (f->cpu_walk, "calls", (double) busy.calls);
   bench_figure_add (f->waits, (double) (busy.waits.long_waits + walk->long_waits));
-  bench_figure_add_extra (f->waits, "short_waits", (double) (busy.waits.waits + walk->waits
-                                                             - busy.waits.long_waits
-                                                             - walk->long_waits));
+  bench_figure_add_extra (
+      f->waits, "short_waits",
+      (double) (busy.waits.waits + walk->waits - busy.waits.long_waits - walk->long_waits));
   bench_figure_add_extra (f->waits, "mutator_short_waits_without_walk",
                           (double) (idle.waits.waits - idle.waits.long_waits));
   bench_figure_add_extra (f->waits, "mutator_waits", (double) busy.waits.waits);
@@ -1247,7 +1247,8 @@ add_slow_notes (SlowFigures *f)
           _ ("shorter waits: %.0f (the mutator's without a walk: %.0f); the mutator's %.0f of "
              "%.0f probed calls, the walk's %.0f of %.0f adds waited; %.0f calls preempted"),
           bench_sum (bench_figure_find_extra (f->waits, "short_waits")->values),
-          bench_sum (bench_figure_find_extra (f->waits, "mutator_short_waits_without_walk")->values),
+          bench_sum (
+              bench_figure_find_extra (f->waits, "mutator_short_waits_without_walk")->values),
           bench_sum (mutator->values),
           bench_sum (bench_figure_find_extra (f->waits, "mutator_calls_probed")->values),
           bench_sum (bench_figure_find_extra (f->waits, "walk_waits")->values),

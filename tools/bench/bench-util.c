@@ -53,6 +53,12 @@ bench_fail (GError **error, const char *format, ...)
   return FALSE;
 }
 
+guint64
+bench_queue_depth (KvevPublisher *publisher)
+{
+  return kvev_publisher_stat (publisher, KVEV_STAT_QUEUE_DEPTH);
+}
+
 gboolean
 bench_publisher_drain (KvevPublisher *publisher, GError **error)
 {
@@ -69,7 +75,7 @@ bench_progress (const BenchSettings *settings, const char *format, ...)
   if (!settings->progress)
     return;
   va_start (args, format);
-  fputs ("kvevents-bench: ", stderr);
+  fprintf (stderr, "%s: ", settings->tool);
   vfprintf (stderr, format, args);
   fputc ('\n', stderr);
   va_end (args);

@@ -18,16 +18,24 @@
 
 G_BEGIN_DECLS
 
+/* The worker-hold seam of the library's testing build (kvev_queue_hold):
+ * while held, the worker takes nothing from the queue.  The shipped
+ * library has no such call, so kvevents-bench-internal, which links the
+ * testing build, hands it in, and kvevents-bench has none. */
+typedef void (*BenchHoldFunc) (KvevPublisher *publisher, gboolean hold);
+
 typedef struct
 {
-  guint runs;        /* repetitions of every figure */
-  guint duration_ms; /* how long one measurement of one figure lasts */
-  guint key_len;     /* object key length in bytes */
-  double capacity;   /* events/s the latency loads are shares of; 0: measure */
-  gboolean smoke;    /* every section tiny, for the test suite */
-  gboolean progress; /* progress lines on stderr */
-  char *self;        /* this program, to start subscribers and children */
-  char *tmp_dir;     /* for ipc:// endpoints */
+  const char *tool;   /* the program's name, for the report */
+  guint runs;         /* repetitions of every figure */
+  guint duration_ms;  /* how long one measurement of one figure lasts */
+  guint key_len;      /* object key length in bytes */
+  double capacity;    /* events/s the latency loads are shares of; 0: measure */
+  gboolean smoke;     /* every section tiny, for the test suite */
+  gboolean progress;  /* progress lines on stderr */
+  char *self;         /* this program, to start subscribers and children */
+  char *tmp_dir;      /* for ipc:// endpoints */
+  BenchHoldFunc hold; /* NULL in kvevents-bench */
 } BenchSettings;
 
 /* CLOCK_MONOTONIC in nanoseconds: comparable between processes on one
@@ -50,6 +58,9 @@ void bench_fill_key (char *key, guint key_len, guint64 i);
 /* A publisher configuration: enabled, bound to endpoint, with a context
  * like a real master's. */
 KvevConfig *bench_config_new (const char *endpoint, guint32 queue_capacity, gboolean legacy);
+
+/* The events queued in publisher now (KVEV_STAT_QUEUE_DEPTH). */
+guint64 bench_queue_depth (KvevPublisher *publisher);
 
 /* Waits until publisher handed everything queued to ZeroMQ; FALSE with
  * error set when that took over 30 s. */

@@ -1,9 +1,10 @@
-/* bench-baseline.c: a batch packed key by key; see bench-baseline.h.
+/* reference-encode.c: a batch packed key by key; see
+ * reference-encode.h.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
 
-#include "bench-baseline.h"
+#include "reference-encode.h"
 #include <base/utf8.h>
 
 #include <string.h>
@@ -38,24 +39,24 @@ pack_bytes (msgpack_packer *pk, const char *bytes, gsize len)
 /* The number of keys a map has: the rows of kvevents(7)'s table that
  * apply to the event's type, the legacy ones only with legacy on. */
 static guint
-map_size (BenchEventType type, gboolean legacy)
+map_size (RefEventType type, gboolean legacy)
 {
   switch (type)
     {
-    case BENCH_EVENT_STORED:
+    case REF_EVENT_STORED:
       return legacy ? 20 : 17;
-    case BENCH_EVENT_REMOVED:
+    case REF_EVENT_REMOVED:
       return legacy ? 17 : 15;
-    case BENCH_EVENT_CLEARED:
+    case REF_EVENT_CLEARED:
     default:
       return legacy ? 12 : 11;
     }
 }
 
 static void
-pack_event (msgpack_packer *pk, const BenchWireContext *c, const BenchEventSpec *e, gint64 ts)
+pack_event (msgpack_packer *pk, const RefContext *c, const RefEvent *e, gint64 ts)
 {
-  gboolean keyed = e->type != BENCH_EVENT_CLEARED;
+  gboolean keyed = e->type != REF_EVENT_CLEARED;
 
   msgpack_pack_map (pk, map_size (e->type, c->legacy));
   pack_cstr (pk, "event_id");
@@ -112,7 +113,7 @@ pack_event (msgpack_packer *pk, const BenchWireContext *c, const BenchEventSpec 
     }
   pack_cstr (pk, "base_block_idx");
   msgpack_pack_nil (pk);
-  if (e->type != BENCH_EVENT_STORED)
+  if (e->type != REF_EVENT_STORED)
     return;
   pack_cstr (pk, "parent_hash");
   msgpack_pack_nil (pk);
@@ -126,8 +127,8 @@ pack_event (msgpack_packer *pk, const BenchWireContext *c, const BenchEventSpec 
 }
 
 void
-bench_baseline_encode (msgpack_sbuffer *sbuf, const BenchWireContext *context, gint64 timestamp_ms,
-                       const BenchEventSpec *events, guint n_events)
+ref_encode (msgpack_sbuffer *sbuf, const RefContext *context, gint64 timestamp_ms,
+            const RefEvent *events, guint n_events)
 {
   msgpack_packer pk;
   guint i;
