@@ -19,16 +19,15 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-  do                                                                          \
-    {                                                                         \
-      if (!(cond))                                                            \
-        {                                                                     \
-          fprintf (stderr, "consumer: check failed at line %d: %s\n",         \
-                   __LINE__, #cond);                                          \
-          failures++;                                                         \
-        }                                                                     \
-    }                                                                         \
+#define CHECK(cond)                                                                                \
+  do                                                                                               \
+    {                                                                                              \
+      if (!(cond))                                                                                 \
+        {                                                                                          \
+          fprintf (stderr, "consumer: check failed at line %d: %s\n", __LINE__, #cond);            \
+          failures++;                                                                              \
+        }                                                                                          \
+    }                                                                                              \
   while (0)
 
 #define STR_(x) #x
@@ -48,16 +47,14 @@ main (int argc, char **argv)
 
   /* The headers and the library that runs belong to the same release. */
   CHECK (strcmp (kvev_version (),
-                 STR (KVEV_VERSION_MAJOR) "." STR (KVEV_VERSION_MINOR) "." STR (
-                     KVEV_VERSION_MICRO))
+                 STR (KVEV_VERSION_MAJOR) "." STR (KVEV_VERSION_MINOR) "." STR (KVEV_VERSION_MICRO))
          == 0);
   CHECK (KVEV_CHECK_VERSION (1, 0, 0));
 
   /* Configuration errors are GErrors in the library's domain. */
   config = kvev_config_new ();
   CHECK (!kvev_config_set (config, "kv_events_no_such_flag", "1", &error));
-  CHECK (error != NULL && error->domain == KVEV_ERROR
-         && error->code == KVEV_ERROR_UNKNOWN_FLAG);
+  CHECK (error != NULL && error->domain == KVEV_ERROR && error->code == KVEV_ERROR_UNKNOWN_FLAG);
   g_clear_error (&error);
   CHECK (kvev_config_flags () != NULL && kvev_config_flags ()[0] != NULL);
   CHECK (kvev_media_of_replica (KVEV_REPLICA_MEMORY) == KVEV_MEDIA_CPU);
@@ -85,13 +82,13 @@ main (int argc, char **argv)
 
   /* One call per publication point. */
   kvev_publish_stored (publisher, "tenant", "key-1", -1, "group",
-                       KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);           /* 2 events */
-  kvev_publish_delta (publisher, NULL, "key-1", 5, NULL,
-                      KVEV_MEDIA_CPU | KVEV_MEDIA_DISK, KVEV_MEDIA_DISK); /* 1 */
+                       KVEV_MEDIA_CPU | KVEV_MEDIA_DISK); /* 2 events */
+  kvev_publish_delta (publisher, NULL, "key-1", 5, NULL, KVEV_MEDIA_CPU | KVEV_MEDIA_DISK,
+                      KVEV_MEDIA_DISK);                                           /* 1 */
   kvev_publish_removed (publisher, "tenant", "key-1", -1, NULL, KVEV_MEDIA_DISK); /* 1 */
   scope = kvev_clear_begin (publisher, "tenant");
-  kvev_clear_object_removed (scope, "key-2", -1, NULL, KVEV_MEDIA_CPU);  /* 1 */
-  CHECK (kvev_clear_end (scope));                                     /* cleared: 1 */
+  kvev_clear_object_removed (scope, "key-2", -1, NULL, KVEV_MEDIA_CPU); /* 1 */
+  CHECK (kvev_clear_end (scope));                                       /* cleared: 1 */
   expected = 6;
 
   CHECK (kvev_publisher_flush (publisher, 10000));

@@ -152,7 +152,8 @@ consumer_main (gpointer data)
   Consumer *consumer = data;
   guint64 gaps = 0;
 
-  kvev_queue_pop (consumer->queue, consumer->calls, 64, consumer->nap_us, &consumer->n_calls, &gaps);
+  kvev_queue_pop (consumer->queue, consumer->calls, 64, consumer->nap_us, &consumer->n_calls,
+                  &gaps);
   return NULL;
 }
 

@@ -217,8 +217,7 @@ test_stats_snapshots (void)
   kvev_queue_hold (kvev_publisher_get_queue (flood.publisher), TRUE);
   thread = g_thread_new ("flood", flood_main, &flood);
   deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-  for (i = 0; i < 500 || kvev_publisher_stat (flood.publisher, KVEV_STAT_DROPPED_EVENTS) == 0;
-       i++)
+  for (i = 0; i < 500 || kvev_publisher_stat (flood.publisher, KVEV_STAT_DROPPED_EVENTS) == 0; i++)
     {
       assert_stats_add_up (flood.publisher);
       if (g_get_monotonic_time () > deadline)
@@ -325,7 +324,8 @@ test_conservation (void)
   g_assert_cmpuint (reader.mismatched_gaps, ==, 0);
   g_assert_cmpuint (reader.id_holes, ==, dropped);
   g_assert_cmpuint (reader.sequence_gaps, ==, dropped);
-  g_assert_cmpuint (reader.next_event_id - 1, ==, kvev_queue_last_event_id (kvev_publisher_get_queue (publisher)));
+  g_assert_cmpuint (reader.next_event_id - 1, ==,
+                    kvev_queue_last_event_id (kvev_publisher_get_queue (publisher)));
   /* The held queue overflowed, or the test proves nothing. */
   g_assert_cmpuint (dropped, >, 0);
   test_sub_free (reader.sub);
@@ -371,8 +371,8 @@ drop_close_warning (const char *log_domain, GLogLevelFlags log_level, const char
 
 /* ... and G_DEBUG=fatal-warnings must not abort on it either. */
 static gboolean
-close_warning_is_not_fatal (const char *log_domain, GLogLevelFlags log_level,
-                            const char *message, gpointer user_data)
+close_warning_is_not_fatal (const char *log_domain, GLogLevelFlags log_level, const char *message,
+                            gpointer user_data)
 {
   return strstr (message, "Closing the kv_events publisher dropped") == NULL;
 }

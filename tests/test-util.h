@@ -55,8 +55,8 @@ char *test_ipc_endpoint (const char *name);
 TestSub *test_sub_new (const char *endpoint);
 /* The same as a CURVE client of server_key (Z85) with its own key pair,
  * any of them NULL for a plain subscriber. */
-TestSub *test_sub_new_curve (const char *endpoint, const char *server_key,
-                             const char *public_key, const char *secret_key);
+TestSub *test_sub_new_curve (const char *endpoint, const char *server_key, const char *public_key,
+                             const char *secret_key);
 void test_sub_free (TestSub *sub);
 /* NULL after timeout_ms without a message. */
 TestMessage *test_sub_recv (TestSub *sub, int timeout_ms);

@@ -37,8 +37,7 @@ scenario_points (KvevPublisher *publisher)
   kvev_publish_stored (publisher, "tenant-a", nul_key, sizeof nul_key - 1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (publisher, "tenant-a", "\xff\xfe", 2, NULL, KVEV_MEDIA_CPU);
   kvev_publish_stored (publisher, "t\xc3", "k", -1, "g\xff", KVEV_MEDIA_DISK);
-  kvev_publish_stored (publisher, "tenant-a", "\xe4\xb8\xad\xe6\x96\x87", -1, NULL,
-                       KVEV_MEDIA_CPU);
+  kvev_publish_stored (publisher, "tenant-a", "\xe4\xb8\xad\xe6\x96\x87", -1, NULL, KVEV_MEDIA_CPU);
   kvev_publish_removed (publisher, NULL, "obj-2", -1, NULL, KVEV_MEDIA_DISK);
   kvev_publish_removed (publisher, "tenant-a", "obj-1", -1, "group-1",
                         KVEV_MEDIA_CPU | KVEV_MEDIA_DISK);
@@ -95,7 +94,8 @@ align (KvevPublisher *publisher, TestSub *sub)
 {
   guint64 last;
 
-  while ((last = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher))) < FIRST_EVENT_ID - 1)
+  while ((last = kvev_queue_last_event_id (kvev_publisher_get_queue (publisher)))
+         < FIRST_EVENT_ID - 1)
     kvev_publish_cleared (publisher, "kvev-test-filler");
   g_assert_cmpuint (last, ==, FIRST_EVENT_ID - 1);
   g_assert_true (kvev_publisher_flush (publisher, 10000));
@@ -190,7 +190,9 @@ static const WireCase cases[] = {
   { "batches", scenario_small_batches, { { NULL } } },
   { "batches-of-5",
     scenario_batches,
-    { { "kv_events_max_batch_events", "5" }, { "kv_events_emit_legacy_compat", "false" }, { NULL } } },
+    { { "kv_events_max_batch_events", "5" },
+      { "kv_events_emit_legacy_compat", "false" },
+      { NULL } } },
 };
 
 static void

@@ -76,7 +76,8 @@ void AnnotateIgnoreWritesEnd (const char *file, int line) __attribute__ ((weak))
   TSAN ((__tsan_mutex_pre_lock ((void *) (addr), (flags)),                                         \
          __tsan_mutex_post_lock ((void *) (addr), (flags), 0)))
 #define UNLOCKED(addr)                                                                             \
-  TSAN ((__tsan_mutex_pre_unlock ((void *) (addr), 0), __tsan_mutex_post_unlock ((void *) (addr), 0)))
+  TSAN ((__tsan_mutex_pre_unlock ((void *) (addr), 0),                                             \
+         __tsan_mutex_post_unlock ((void *) (addr), 0)))
 
 /* GLib's own functions, found once, before main, while there is one
  * thread. */
@@ -156,12 +157,12 @@ ignore_begin (void)
 static void
 ignore_end (void)
 {
-  TSAN ((AnnotateIgnoreWritesEnd (__FILE__, __LINE__), AnnotateIgnoreReadsEnd (__FILE__, __LINE__)));
+  TSAN (
+      (AnnotateIgnoreWritesEnd (__FILE__, __LINE__), AnnotateIgnoreReadsEnd (__FILE__, __LINE__)));
 }
 
 /* result = GLib's fn (args), ignored as above. */
-#define CALL(fn, ...)                                                                              \
-  (need ((void *) real.fn, #fn), ignore_begin (), real.fn (__VA_ARGS__))
+#define CALL(fn, ...) (need ((void *) real.fn, #fn), ignore_begin (), real.fn (__VA_ARGS__))
 #define END() ignore_end ()
 
 void

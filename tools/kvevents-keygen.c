@@ -170,8 +170,7 @@ restore_public (KeyFile *public, const char *secret_path, const char *old_public
 
   if (key == NULL)
     g_unlink (public->path);
-  else if (!key_file_write (&again, key, 0644, TRUE, &error)
-           || !key_file_commit (&again, &error))
+  else if (!key_file_write (&again, key, 0644, TRUE, &error) || !key_file_commit (&again, &error))
     {
       g_printerr (_ ("%s: %s; %s no longer matches %s\n"), g_get_prgname (), error->message,
                   public->path, secret_path);

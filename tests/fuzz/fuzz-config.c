@@ -98,8 +98,7 @@ check_read_back (FlagType type, const char *value, const char *got)
       kvev_fuzz_assert (strcmp (got, "true") == 0 || strcmp (got, "false") == 0);
       kvev_fuzz_assert ((strcmp (got, "true") == 0)
                         == (g_ascii_strcasecmp (value, "true") == 0
-                            || g_ascii_strcasecmp (value, "yes") == 0
-                            || strcmp (value, "1") == 0));
+                            || g_ascii_strcasecmp (value, "yes") == 0 || strcmp (value, "1") == 0));
       break;
     case TYPE_NUMBER:
       {
@@ -144,8 +143,8 @@ set_one (KvevConfig *config, Record *record)
 
   if (!record->ok)
     {
-      kvev_fuzz_assert (kvev_fuzz_snapshot_equal ((const char *const *) before,
-                                                  (const char *const *) after));
+      kvev_fuzz_assert (
+          kvev_fuzz_snapshot_equal ((const char *const *) before, (const char *const *) after));
       return;
     }
 
@@ -292,8 +291,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         sep++;
       record.name = g_strndup (p, (gsize) (sep - p));
       /* g_strndup () stops at a NUL inside the value too. */
-      record.value = sep < line_end ? g_strndup (sep + 1, (gsize) (line_end - sep - 1))
-                                    : g_strdup ("");
+      record.value
+          = sep < line_end ? g_strndup (sep + 1, (gsize) (line_end - sep - 1)) : g_strdup ("");
       if (kvev_fuzz_is_file_flag (record.name))
         {
           char *path = kvev_fuzz_file_value (record.name, record.value);
@@ -309,8 +308,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   snapshot = kvev_fuzz_snapshot (config);
   copy = kvev_config_copy (config);
   copy_snapshot = kvev_fuzz_snapshot (copy);
-  kvev_fuzz_assert (
-      kvev_fuzz_snapshot_equal ((const char *const *) snapshot, (const char *const *) copy_snapshot));
+  kvev_fuzz_assert (kvev_fuzz_snapshot_equal ((const char *const *) snapshot,
+                                              (const char *const *) copy_snapshot));
 
   ok = validate (config, &message);
   kvev_fuzz_assert (validate (copy, &copy_message) == ok);
