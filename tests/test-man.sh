@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every manual page of the tree formats without a single warning, the way
-# lintian checks it (man --warnings, 80 columns, UTF-8), and has a NAME
+# lintian checks it (man --warnings, UTF-8, at 80 columns and as lintian
+# runs it, at 120 in pages), and has a NAME
 # line whatis can index.  A page that groff warns about renders wrong
 # somewhere (a table wider than the terminal, a broken font escape, a
 # macro misspelt), and lintian fails the package build on it.
@@ -109,13 +110,20 @@ fi
 
 # man-db runs the preprocessors a page asks for ('\" t for tbl) and sets
 # the line length from MANWIDTH; plain groff is the fallback.  -ww turns
-# on every warning category.
+# on every warning category.  man-db is told by its lexgrog: its man
+# --version names no package.
 render () {
-  if command -v man >/dev/null 2>&1 && man --version 2>/dev/null | grep -q man-db; then
+  if command -v man >/dev/null 2>&1 && command -v lexgrog >/dev/null 2>&1; then
     LC_ALL=C.UTF-8 MANWIDTH=80 MAN_KEEP_FORMATTING=0 \
-      man --warnings=w -E UTF-8 -l "$1" >"$tmp/out" 2>"$tmp/err"
+      man --warnings=w -E UTF-8 -l "$1" >"$tmp/out" 2>"$tmp/err" || return 1
   else
-    groff -t -man -ww -z -Tutf8 "$1" >"$tmp/out" 2>"$tmp/err"
+    groff -t -man -ww -z -Tutf8 "$1" >"$tmp/out" 2>"$tmp/err" || return 1
+  fi
+  # And exactly as lintian renders it: 120 columns, made into pages (-Z),
+  # where tbl warns of a table that a page break cuts.
+  if command -v man >/dev/null 2>&1; then
+    env -i PATH="$PATH" LC_ALL=C.UTF-8 MANROFFSEQ= MANWIDTH=120 \
+      man --warnings -E UTF-8 -l -Tutf8 -Z "$1" >/dev/null 2>>"$tmp/err"
   fi
 }
 
