@@ -6,6 +6,8 @@
 
 kvev_base_sources = \
 	%reldir%/endpoint-ipv6.h \
+	%reldir%/mpread.h \
+	%reldir%/mpread.c \
 	%reldir%/secret.h \
 	%reldir%/secret.c \
 	%reldir%/utf8.h \

@@ -47,7 +47,7 @@ check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay
 %canon_reldir%_replay_decode_SOURCES = %reldir%/standalone.c $(kvev_fuzz_decode_sources)
 %canon_reldir%_replay_decode_CPPFLAGS = \
 	$(kvev_fuzz_decode_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"decode\"
-%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la $(GLIB_LIBS) $(LIBINTL)
+%canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la base/libkvbase.la $(GLIB_LIBS) $(LIBINTL)
 
 # The seed corpus (one directory per target: automake copies directories
 # in EXTRA_DIST whole), the saved crash inputs, libFuzzer dictionaries, and
@@ -81,7 +81,9 @@ noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la %reldir%/libkvtool-fuzz.la
 	tools/common/kvtool.h \
 	tools/common/kvtool.c \
 	tools/common/decode.h \
-	tools/common/decode.c
+	tools/common/decode.c \
+	base/mpread.h \
+	base/mpread.c
 %canon_reldir%_libkvtool_fuzz_la_CPPFLAGS = $(AM_CPPFLAGS)
 %canon_reldir%_libkvtool_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 
