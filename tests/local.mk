@@ -321,3 +321,13 @@ check_PROGRAMS += tests/test-precondition
 TESTS += tests/test-precondition
 tests_test_precondition_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_precondition_LDADD = $(TEST_INTERNAL_LIBS)
+
+# A subscriber on the library's API that keeps the state its events
+# describe (tests/sub-state.c), for the tests that compare it with a
+# master's truth; it links the testing build for its --test-drop seam.
+if HAVE_ZMQ
+check_PROGRAMS += tests/sub-state
+endif
+tests_sub_state_CPPFLAGS = $(KVTOOL_CPPFLAGS) -DKVEV_TESTING
+tests_sub_state_LDADD = tools/common/libkvtool.la $(TEST_INTERNAL_LIBS) $(GLIB_LIBS) $(ZMQ_LIBS) \
+	$(LIBINTL)
