@@ -331,3 +331,8 @@ endif
 tests_sub_state_CPPFLAGS = $(KVTOOL_CPPFLAGS) -DKVEV_TESTING
 tests_sub_state_LDADD = tools/common/libkvtool.la $(TEST_INTERNAL_LIBS) $(GLIB_LIBS) $(ZMQ_LIBS) \
 	$(LIBINTL)
+# A failover seen by the library's subscriber: the old leader's replay
+# and late snapshot, asked for before the new leader's snapshot replaced
+# the backend, are dropped, and the state is the new leader's truth.
+TESTS += tests/test-sub-failover.sh
+EXTRA_DIST += tests/test-sub-failover.sh

@@ -4,7 +4,7 @@
  *
  *   sub-state --endpoint=E [--replay-endpoint=R] [--snapshot-endpoint=S]
  *             [--endpoint=E2 ...] --state=FILE [--stats=FILE]
- *             [--heartbeat-ms=T] [--test-drop=INDEX:FROM:COUNT]
+ *             [--heartbeat-ms=T] [--test-drop=INDEX:SKIP:COUNT [--drop-on-usr2]]
  *
  * --replay-endpoint and --snapshot-endpoint are given once per
  * --endpoint, in the same order ("" for none), as kvevents-sub takes them.
@@ -14,7 +14,9 @@
  * callbacks say goes to standard error.  It runs in a GMainLoop through
  * kvev_subscriber_create_source (), so that the GSource is what the tests
  * drive.  --test-drop uses the testing build's seam to lose messages as a
- * network would.
+ * network would: after SKIP more messages with events from publisher
+ * INDEX, its next COUNT messages; with --drop-on-usr2, counted from the
+ * first SIGUSR2.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "config.h"
@@ -38,6 +40,8 @@ typedef struct
   char *stats_path;
   KvevSubscriber *subscriber;
   GMainLoop *loop;
+  gboolean drop_armed;
+  guint64 drop_index, drop_skip, drop_count;
 } Indexer;
 
 /* As kvevents-sub prints a byte string. */
@@ -118,6 +122,18 @@ on_usr1 (gpointer data)
 }
 
 static gboolean
+on_usr2 (gpointer data)
+{
+  Indexer *indexer = data;
+
+  if (indexer->drop_armed)
+    kvev_subscriber_test_drop (indexer->subscriber, (guint) indexer->drop_index, indexer->drop_skip,
+                               indexer->drop_count);
+  indexer->drop_armed = FALSE;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
 on_stop (gpointer data)
 {
   Indexer *indexer = data;
@@ -141,12 +157,14 @@ main (int argc, char **argv)
   g_auto (GStrv) endpoints = NULL, replays = NULL, snapshots = NULL;
   g_autofree char *test_drop = NULL;
   gint heartbeat_ms = 0;
+  gboolean drop_on_usr2 = FALSE;
   GOptionEntry entries[] = {
     { "endpoint", 0, 0, G_OPTION_ARG_STRING_ARRAY, &endpoints, "A publisher", "E" },
     { "replay-endpoint", 0, 0, G_OPTION_ARG_STRING_ARRAY, &replays, "Its replay endpoint", "R" },
     { "snapshot-endpoint", 0, 0, G_OPTION_ARG_STRING_ARRAY, &snapshots, "Its snapshots", "S" },
     { "heartbeat-ms", 0, 0, G_OPTION_ARG_INT, &heartbeat_ms, "Heartbeat interval", "T" },
-    { "test-drop", 0, 0, G_OPTION_ARG_STRING, &test_drop, "Lose messages", "I:FROM:COUNT" },
+    { "test-drop", 0, 0, G_OPTION_ARG_STRING, &test_drop, "Lose messages", "I:SKIP:COUNT" },
+    { "drop-on-usr2", 0, 0, G_OPTION_ARG_NONE, &drop_on_usr2, "Lose them after SIGUSR2", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
@@ -188,17 +206,19 @@ main (int argc, char **argv)
       }
   if (test_drop != NULL)
     {
-      guint64 index, from, count;
       g_auto (GStrv) parts = g_strsplit (test_drop, ":", 3);
 
-      if (g_strv_length (parts) != 3 || !kvt_parse_uint (parts[0], 0, G_MAXUINT, &index)
-          || !kvt_parse_uint (parts[1], 0, G_MAXUINT64, &from)
-          || !kvt_parse_uint (parts[2], 0, G_MAXUINT64, &count))
+      if (g_strv_length (parts) != 3
+          || !kvt_parse_uint (parts[0], 0, G_MAXUINT, &indexer.drop_index)
+          || !kvt_parse_uint (parts[1], 0, G_MAXUINT64, &indexer.drop_skip)
+          || !kvt_parse_uint (parts[2], 0, G_MAXUINT64, &indexer.drop_count))
         {
-          g_printerr ("sub-state: --test-drop=INDEX:FROM:COUNT\n");
+          g_printerr ("sub-state: --test-drop=INDEX:SKIP:COUNT\n");
           return 2;
         }
-      kvev_subscriber_test_drop (indexer.subscriber, (guint) index, from, count);
+      indexer.drop_armed = TRUE;
+      if (!drop_on_usr2)
+        on_usr2 (&indexer);
     }
   kvev_subscriber_set_event_func (indexer.subscriber, on_event, &indexer, NULL);
   kvev_subscriber_set_reset_func (indexer.subscriber, on_reset, &indexer, NULL);
@@ -208,6 +228,7 @@ main (int argc, char **argv)
   source = kvev_subscriber_create_source (indexer.subscriber);
   g_source_attach (source, NULL);
   g_unix_signal_add (SIGUSR1, on_usr1, &indexer);
+  g_unix_signal_add (SIGUSR2, on_usr2, &indexer);
   g_unix_signal_add (SIGTERM, on_stop, &indexer);
   g_unix_signal_add (SIGINT, on_stop, &indexer);
   g_main_loop_run (indexer.loop);

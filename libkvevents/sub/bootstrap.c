@@ -663,10 +663,17 @@ kvev_sub_take_live (KvevSubSource *source, void *parts_pointer, guint n_parts)
     }
   memcpy (&sequence_be, frames[1].data, sizeof sequence_be);
   sequence = GUINT64_FROM_BE (sequence_be);
-  if (subscriber->test_drop_source == (gint) source->index
-      && sequence - subscriber->test_drop_from < subscriber->test_drop_count)
-    return;
   error = kvev_batch_parse (&batch, frames[2].data, frames[2].size);
+  if (subscriber->test_drop_source == (gint) source->index && subscriber->test_drop_count > 0)
+    {
+      if (subscriber->test_drop_skip == 0)
+        {
+          subscriber->test_drop_count--;
+          return;
+        }
+      if (error == KVEV_PAYLOAD_OK && batch.n_events > 0)
+        subscriber->test_drop_skip--;
+    }
   if (error != KVEV_PAYLOAD_OK)
     {
       broken_stream (source, TRUE, sequence, kvev_payload_error_message (error));

@@ -566,11 +566,11 @@ kvev_subscriber_create_source (KvevSubscriber *subscriber)
 
 #ifdef KVEV_TESTING
 void
-kvev_subscriber_test_drop (KvevSubscriber *subscriber, guint publisher_index, guint64 from,
+kvev_subscriber_test_drop (KvevSubscriber *subscriber, guint publisher_index, guint64 skip,
                            guint64 count)
 {
   subscriber->test_drop_source = (gint) publisher_index;
-  subscriber->test_drop_from = from;
+  subscriber->test_drop_skip = skip;
   subscriber->test_drop_count = count;
 }
 #endif

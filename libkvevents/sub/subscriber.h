@@ -140,11 +140,11 @@ struct _KvevSubscriber
   /* Reused for every event: no allocation on the way to the callback. */
   KvevSubscriberEvent event;
 
-  /* The testing build's loss on purpose: live messages of source
-   * test_drop_source with a sequence in [from, from + count) are
-   * dropped as if the network lost them. */
+  /* The testing build's loss on purpose: after test_drop_skip more live
+   * messages with events, the next test_drop_count live messages of
+   * source test_drop_source are dropped as if the network lost them. */
   gint test_drop_source;
-  guint64 test_drop_from;
+  guint64 test_drop_skip;
   guint64 test_drop_count;
 };
 
@@ -186,9 +186,10 @@ void kvev_sub_source_clear_state (KvevSubSource *source);
 #endif
 
 #ifdef KVEV_TESTING
-/* Drops the live messages of a publisher whose sequence is in [from,
- * from + count), before anything looks at them: the loss of a network. */
-void kvev_subscriber_test_drop (KvevSubscriber *subscriber, guint publisher_index, guint64 from,
+/* After skip more live messages with events from a publisher, drops its
+ * next count live messages before anything looks at them: the loss of a
+ * network, at a point the test chooses by what it publishes. */
+void kvev_subscriber_test_drop (KvevSubscriber *subscriber, guint publisher_index, guint64 skip,
                                 guint64 count);
 #endif
 
