@@ -31,7 +31,7 @@ cleanup () {
 }
 trap cleanup EXIT
 
-echo "1..7"
+echo "1..6"
 . "$top_srcdir/tests/tap.sh"
 
 # master NAME ENDPOINT FLAG...: an oracle-master of backend "oracle" in

@@ -632,6 +632,8 @@ typedef enum
  * kvev_event_kind_name:
  * @kind: an event kind.
  *
+ * Names an event kind as the wire does, for a log or a renderer.
+ *
  * Returns: (transfer none): "stored", "removed" or "cleared", as
  *   event_type says it; "unknown" for another value.
  * Thread-safe.
@@ -740,6 +742,9 @@ KVEV_API gint kvev_subscriber_add_publisher (KvevSubscriber *subscriber, const c
  * kvev_subscriber_get_n_publishers:
  * @subscriber: a subscriber.
  *
+ * Counts the publishers added with kvev_subscriber_add_publisher(); their
+ * indexes run from 0 to one less than this.
+ *
  * Returns: how many publishers it follows.
  */
 KVEV_API guint kvev_subscriber_get_n_publishers (const KvevSubscriber *subscriber);
@@ -748,6 +753,8 @@ KVEV_API guint kvev_subscriber_get_n_publishers (const KvevSubscriber *subscribe
  * kvev_subscriber_get_state:
  * @subscriber: a subscriber.
  * @publisher_index: a publisher's index.
+ *
+ * Tells where a publisher stands in its bootstrap (#KvevSubscriberState).
  *
  * Returns: that publisher's state, as the last status callback told it;
  *   %KVEV_SUBSCRIBER_WAITING for an index it does not have.
@@ -875,6 +882,9 @@ KVEV_API GSource *kvev_subscriber_create_source (KvevSubscriber *subscriber);
  * @subscriber: a subscriber.
  * @publisher_index: a publisher's index, or -1 for the sum over all.
  * @stat: which statistic.
+ *
+ * Reads one statistic (#KvevSubscriberStat) of one publisher, or their
+ * sum.  Callable from a callback.
  *
  * Returns: its value; 0 for an index or a @stat this library does not
  *   have.

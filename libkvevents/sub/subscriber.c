@@ -13,6 +13,7 @@
 #include "sub/subscriber.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -222,10 +223,9 @@ kvev_subscriber_set_option (KvevSubscriber *subscriber, KvevSubscriberOption opt
     max = G_MAXINT64;
   if (value < 0 || value > max)
     {
-      g_set_error (
-          error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
-          _ ("Subscriber option %d must be from 0 to %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT),
-          (int) option, max, value);
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   _ ("Subscriber option %d must be from 0 to %" PRId64 ", not %" PRId64),
+                   (int) option, max, value);
       return FALSE;
     }
   subscriber->options[option] = value;
