@@ -336,3 +336,11 @@ tests_sub_state_LDADD = tools/common/libkvtool.la $(TEST_INTERNAL_LIBS) $(GLIB_L
 # the backend, are dropped, and the state is the new leader's truth.
 TESTS += tests/test-sub-failover.sh
 EXTRA_DIST += tests/test-sub-failover.sh
+
+# The subscriber's decoder and reply parsers on payloads msgpack-c makes.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-sub-decode
+TESTS += tests/test-sub-decode
+endif
+tests_test_sub_decode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(MSGPACK_CFLAGS)
+tests_test_sub_decode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
