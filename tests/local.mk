@@ -344,3 +344,13 @@ TESTS += tests/test-sub-decode
 endif
 tests_test_sub_decode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(MSGPACK_CFLAGS)
 tests_test_sub_decode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
+
+# The library's subscriber against its publisher in one process (late
+# joiner, gap and replay, gap beyond replay, restart, the GSource) and
+# against a hostile peer on raw sockets.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-sub-e2e
+TESTS += tests/test-sub-e2e
+endif
+tests_test_sub_e2e_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_sub_e2e_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
