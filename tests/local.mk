@@ -311,7 +311,8 @@ EXTRA_DIST += tests/test-convergence.sh
 
 # The fuzz targets' corpus and saved crash inputs, replayed through
 # replay-TARGET in every build (tests/fuzz/local.mk builds them).
-TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode
+TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode \
+	tests/fuzz/replay-sub-decode tests/fuzz/replay-sub-replies
 
 # The public entry points' criticals: a few per call site and window,
 # then a count of the rest, with the values GLib's checks return, and
