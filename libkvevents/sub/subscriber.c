@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include "sub/subscriber.h"
+#include <base/secret.h>
 
 #include <errno.h>
 #include <inttypes.h>
