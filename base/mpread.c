@@ -238,12 +238,108 @@ kvev_mp_is_str (const KvevMpItem *item, const char *text)
   return item->type == KVEV_MP_STR && item->size == len && memcmp (item->bytes, text, len) == 0;
 }
 
+/* The bytes an item's header says follow it, for kvev_mp_skip (): its
+ * own payload, or in *elements the items a container holds.  FALSE for
+ * 0xc1, or a header cut short. */
+static gboolean
+header_size (const guint8 *p, gsize left, gsize *head, guint64 *payload, guint64 *elements)
+{
+  guint8 byte = p[0];
+  guint n = 0, i;
+  guint64 value = 0;
+
+  *payload = 0;
+  *elements = 0;
+  *head = 1;
+  if (byte <= 0x7f || byte >= 0xe0 || byte == 0xc0 || byte == 0xc2 || byte == 0xc3)
+    return TRUE;
+  if ((byte & 0xe0) == 0xa0)
+    {
+      *payload = byte & 0x1f;
+      return TRUE;
+    }
+  if ((byte & 0xf0) == 0x80)
+    {
+      *elements = (guint64) (byte & 0x0f) * 2;
+      return TRUE;
+    }
+  if ((byte & 0xf0) == 0x90)
+    {
+      *elements = byte & 0x0f;
+      return TRUE;
+    }
+  switch (byte)
+    {
+    case 0xc4:
+    case 0xc5:
+    case 0xc6: /* bin 8-32 */
+      n = 1u << (byte - 0xc4);
+      break;
+    case 0xc7:
+    case 0xc8:
+    case 0xc9: /* ext 8-32: then the type */
+      n = 1u << (byte - 0xc7);
+      *payload = 1;
+      break;
+    case 0xca:
+      *payload = 4;
+      return TRUE;
+    case 0xcb:
+      *payload = 8;
+      return TRUE;
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf:
+      *payload = 1u << (byte - 0xcc);
+      return TRUE;
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3:
+      *payload = 1u << (byte - 0xd0);
+      return TRUE;
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8: /* fixext: type, data */
+      *payload = 1 + ((guint64) 1 << (byte - 0xd4));
+      return TRUE;
+    case 0xd9:
+    case 0xda:
+    case 0xdb: /* str 8-32 */
+      n = 1u << (byte - 0xd9);
+      break;
+    case 0xdc:
+    case 0xdd: /* array 16, 32 */
+    case 0xde:
+    case 0xdf: /* map 16, 32 */
+      n = 2u << ((byte - 0xdc) & 1);
+      break;
+    default:
+      return FALSE;
+    }
+  if (left < 1 + (gsize) n)
+    return FALSE;
+  for (i = 0; i < n; i++)
+    value = (value << 8) | p[1 + i];
+  *head = 1 + n;
+  if (byte >= 0xdc)
+    *elements = byte >= 0xde ? value * 2 : value;
+  else
+    *payload += value;
+  return TRUE;
+}
+
 /* Iterative, with a stack of the elements each open container still
- * owes: the depth bound keeps the stack small and fixed. */
+ * owes: the depth bound keeps the stack small and fixed.  It reads only
+ * headers, without filling a KvevMpItem, since every message is walked so
+ * before any of it is delivered. */
 gboolean
 kvev_mp_skip (KvevMpReader *reader, guint depth)
 {
-  guint64 owed[KVEV_MP_MAX_DEPTH + 1];
+  guint64 owed[KVEV_MP_MAX_DEPTH + 2];
   guint top = 0;
 
   if (depth > KVEV_MP_MAX_DEPTH)
@@ -251,24 +347,44 @@ kvev_mp_skip (KvevMpReader *reader, guint depth)
   owed[0] = 1;
   for (;;)
     {
-      KvevMpItem item;
+      gsize left = reader->len - reader->pos, head;
+      guint64 payload, elements;
 
       while (top > 0 && owed[top] == 0)
         top--;
       if (top == 0 && owed[0] == 0)
         return TRUE;
-      if (!kvev_mp_read_item (reader, &item))
-        return FALSE;
+      if (left == 0)
+        return kvev_mp_fail (reader, KVEV_MP_TRUNCATED);
+      if (!header_size (reader->data + reader->pos, left, &head, &payload, &elements))
+        return kvev_mp_fail (reader, reader->data[reader->pos] == 0xc1 ? KVEV_MP_INVALID
+                                                                       : KVEV_MP_TRUNCATED);
+      /* A payload or a count beyond the bytes left is a lie told by a
+       * truncated or hostile input, refused before anything loops over
+       * it: every element takes at least one byte. */
+      if (payload > left - head || elements > left - head)
+        return kvev_mp_fail (reader, KVEV_MP_TRUNCATED);
+      reader->pos += head + (gsize) payload;
       owed[top]--;
-      if (item.type == KVEV_MP_ARRAY || item.type == KVEV_MP_MAP)
+      if (elements > 0)
         {
-          guint64 n = item.type == KVEV_MP_MAP ? (guint64) item.size * 2 : item.size;
-
-          if (n == 0)
-            continue;
           if (depth + top + 1 > KVEV_MP_MAX_DEPTH)
             return kvev_mp_fail (reader, KVEV_MP_TOO_DEEP);
-          owed[++top] = n;
+          owed[++top] = elements;
         }
     }
+}
+
+gboolean
+kvev_mp_skip_elements (KvevMpReader *reader, const KvevMpItem *item, guint depth)
+{
+  gsize n = item->type == KVEV_MP_MAP     ? item->size * 2
+            : item->type == KVEV_MP_ARRAY ? item->size
+                                          : 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    if (!kvev_mp_skip (reader, depth + 1))
+      return FALSE;
+  return TRUE;
 }

@@ -73,6 +73,10 @@ gboolean kvev_mp_read_item (KvevMpReader *reader, KvevMpItem *item);
 /* Walks one whole value (depth: the nesting the caller is at). */
 gboolean kvev_mp_skip (KvevMpReader *reader, guint depth);
 
+/* Walks the elements (pairs) of the array (map) whose header item is;
+ * nothing for another item. */
+gboolean kvev_mp_skip_elements (KvevMpReader *reader, const KvevMpItem *item, guint depth);
+
 gboolean kvev_mp_is_number (const KvevMpItem *item);
 /* A uint, or an int that is not negative. */
 gboolean kvev_mp_get_uint (const KvevMpItem *item, guint64 *value);

@@ -154,11 +154,15 @@ test_other_shapes (void)
   msgpack_pack_array (&pk, 2);
   msgpack_pack_double (&pk, 1700000000.5);
   msgpack_pack_array (&pk, 3);
-  msgpack_pack_map (&pk, 5);
+  msgpack_pack_map (&pk, 6);
   pack_str (&pk, "event_type");
   pack_str (&pk, "removed");
   msgpack_pack_uint32 (&pk, 5); /* a key that is not a str */
   pack_str (&pk, "ignored");
+  msgpack_pack_array (&pk, 2); /* nor is this one, of two elements */
+  pack_str (&pk, "tenant_id");
+  pack_str (&pk, "tenant_id");
+  pack_str (&pk, "not-a-tenant");
   pack_str (&pk, "tenant_id");
   pack_str (&pk, "first");
   pack_str (&pk, "tenant_id");

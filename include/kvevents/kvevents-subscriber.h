@@ -139,7 +139,8 @@ typedef enum
 
 /**
  * KvevValue:
- * @type: its msgpack type; %KVEV_VALUE_ABSENT when the key was not sent.
+ * @type: its msgpack type; %KVEV_VALUE_ABSENT when the key was not sent,
+ *   and then the other members mean nothing.
  * @data: the bytes of a str, bin or ext, not NUL-terminated.
  * @len: their length; the elements of an array, the pairs of a map.
  * @raw: the whole value as msgpack, inside the message.

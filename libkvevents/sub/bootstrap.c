@@ -256,8 +256,7 @@ deliver (KvevSubSource *source, const KvevFrame *frames, guint n_frames, const K
   KvevSubscriberEvent *event = &subscriber->event;
   gboolean stale_answer = FALSE;
   gsize pos = batch->events_pos;
-  const guint8 *bytes;
-  gsize len;
+  KvevEventError error;
   guint i;
 
   if (origin != KVEV_ORIGIN_SNAPSHOT)
@@ -279,9 +278,8 @@ deliver (KvevSubSource *source, const KvevFrame *frames, guint n_frames, const K
   event->frames = frames;
   event->n_frames = n_frames;
 
-  for (i = 0; kvev_batch_next (batch, &pos, &bytes, &len); i++)
+  for (i = 0; kvev_batch_decode_next (batch, &pos, event, &error); i++)
     {
-      KvevEventError error = kvev_event_decode (event, bytes, len);
       gboolean by_request;
 
       event->index = i;
@@ -764,10 +762,10 @@ static gboolean
 check_chunk (KvevSubSource *source, const KvevFrame *body, const char **why)
 {
   KvevSubscriberEvent *event = &source->subscriber->event;
-  const guint8 *bytes;
   KvevValue last_key = { 0 }, last_tenant = { 0 };
+  KvevEventError error;
   KvevBatch batch;
-  gsize pos, len;
+  gsize pos;
   guint i;
 
   if (kvev_batch_parse (&batch, body->data, body->size) != KVEV_PAYLOAD_OK)
@@ -776,10 +774,10 @@ check_chunk (KvevSubSource *source, const KvevFrame *body, const char **why)
       return FALSE;
     }
   pos = batch.events_pos;
-  for (i = 0; kvev_batch_next (&batch, &pos, &bytes, &len); i++)
+  for (i = 0; kvev_batch_decode_next (&batch, &pos, event, &error); i++)
     {
-      if (kvev_event_decode (event, bytes, len) != KVEV_EVENT_DECODED || event->tagged
-          || event->kind != KVEV_KIND_STORED || !value_has_bytes (&event->object_key)
+      if (error != KVEV_EVENT_DECODED || event->tagged || event->kind != KVEV_KIND_STORED
+          || !value_has_bytes (&event->object_key)
           || !kvev_value_bytes_equal (&event->backend_id, &source->header.backend_id))
         {
           *why = _ ("a chunk holds an event that is not a stored event of the snapshot's backend");

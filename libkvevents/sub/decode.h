@@ -65,6 +65,12 @@ gboolean kvev_batch_next (const KvevBatch *batch, gsize *pos, const guint8 **eve
  * caller's and are left as they are. */
 KvevEventError kvev_event_decode (KvevSubscriberEvent *event, const guint8 *bytes, gsize len);
 
+/* Decodes the next event of batch from *pos (batch->events_pos at first)
+ * into event, as kvev_event_decode () does, and moves *pos past it, in
+ * one walk; FALSE after the last. */
+gboolean kvev_batch_decode_next (const KvevBatch *batch, gsize *pos, KvevSubscriberEvent *event,
+                                 KvevEventError *error);
+
 /* Looks names up in data, which must be exactly one msgpack map: values[i]
  * is the first value of key names[i], or absent.  FALSE when data is not
  * one map. */
