@@ -5,6 +5,7 @@
 # library and into tools/common.
 
 kvev_base_sources = \
+	%reldir%/endpoint-connect.h \
 	%reldir%/endpoint-ipv6.h \
 	%reldir%/mpread.h \
 	%reldir%/mpread.c \

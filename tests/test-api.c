@@ -226,6 +226,12 @@ test_subscriber (void)
       kvev_subscriber_add_publisher (subscriber, "bogus://x", NULL, NULL, NULL, &error), ==, -1);
   g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
   g_clear_error (&error);
+  /* ZeroMQ would retry this one for ever. */
+  g_assert_cmpint (
+      kvev_subscriber_add_publisher (subscriber, "tcp://127.0.0.1", NULL, NULL, NULL, &error), ==,
+      -1);
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
   g_assert_true (kvev_subscriber_dispatch (subscriber, 0, &error));
   g_assert_no_error (error);
   g_assert_cmpint (kvev_subscriber_get_fd (subscriber), >=, 0);

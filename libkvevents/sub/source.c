@@ -9,6 +9,7 @@
 #include "sub/replay-client.h"
 #include "sub/snapshot-client.h"
 #include "sub/subscriber.h"
+#include <base/endpoint-connect.h>
 #include <base/endpoint-ipv6.h>
 
 #include <errno.h>
@@ -42,8 +43,17 @@ socket_new (KvevSubSource *source, int type, const char *endpoint, GError **erro
 {
   KvevSubscriber *subscriber = source->subscriber;
   int zero = 0, ipv6 = kvev_endpoint_is_ipv6 (endpoint);
-  void *socket = zmq_socket (subscriber->context, type);
+  void *socket;
 
+  if (!kvev_connect_endpoint_is_valid (endpoint))
+    {
+      g_set_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE,
+                   _ ("Cannot connect to %s: a tcp:// endpoint needs a PORT from 1 to 65535 "
+                      "(and an IPv6 host its closing bracket)"),
+                   endpoint);
+      return NULL;
+    }
+  socket = zmq_socket (subscriber->context, type);
   if (socket == NULL)
     {
       g_set_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT, _ ("Cannot create a %s socket: %s"),

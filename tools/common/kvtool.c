@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "kvtool.h"
+#include <base/endpoint-connect.h>
 #include <base/utf8.h>
 
 #include <errno.h>
@@ -127,29 +128,7 @@ kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value)
 gboolean
 kvt_connect_endpoint_is_valid (const char *endpoint)
 {
-  const char *address, *colon, *p;
-  guint port = 0;
-
-  if (!g_str_has_prefix (endpoint, "tcp://"))
-    return TRUE;
-  address = endpoint + strlen ("tcp://");
-  /* tcp://SOURCE;DESTINATION connects from SOURCE to DESTINATION. */
-  if ((p = strchr (address, ';')) != NULL)
-    address = p + 1;
-  colon = strrchr (address, ':');
-  if (colon == NULL || colon == address || colon[1] == '\0')
-    return FALSE;
-  if (address[0] == '[' && colon[-1] != ']')
-    return FALSE;
-  for (p = colon + 1; *p != '\0'; p++)
-    {
-      if (!g_ascii_isdigit (*p))
-        return FALSE;
-      port = port * 10 + (guint) (*p - '0');
-      if (port > 65535)
-        return FALSE;
-    }
-  return port >= 1;
+  return kvev_connect_endpoint_is_valid (endpoint);
 }
 
 gboolean
