@@ -22,6 +22,7 @@ typedef struct
 {
   GMutex lock;
   GHashTable *keys; /* what the master holds */
+  gint slow_walks;  /* walks that first sleep 500 ms */
 } Store;
 
 typedef struct
@@ -47,6 +48,11 @@ walk (KvevSnapshot *snapshot, gpointer user_data, GError **error)
   gpointer key;
   gboolean going = TRUE;
 
+  if (g_atomic_int_get (&store->slow_walks) > 0)
+    {
+      g_atomic_int_add (&store->slow_walks, -1);
+      g_usleep (500000);
+    }
   g_mutex_lock (&store->lock);
   g_hash_table_iter_init (&iter, store->keys);
   while (going && g_hash_table_iter_next (&iter, &key, NULL))
@@ -307,6 +313,76 @@ test_restart (Fixture *f, gconstpointer data)
   g_assert_false (g_hash_table_contains (f->indexer.keys, "old-1"));
 }
 
+/* A snapshot slower than the stream: the messages held meanwhile go past
+ * their bound, are dropped and counted, and a later snapshot makes up
+ * for them. */
+static void
+test_hold_overflow (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 held_max = 0;
+  gint64 deadline;
+
+  subscribe (f);
+  g_assert_true (kvev_subscriber_set_option (f->subscriber,
+                                             KVEV_SUBSCRIBER_OPTION_HOLD_MAX_MESSAGES, 5, &error));
+  g_atomic_int_set (&f->store.slow_walks, 1);
+  deadline = g_get_monotonic_time () + 400000;
+  /* The first message starts the (slow) snapshot; what follows is held. */
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_assert_true (kvev_subscriber_dispatch (f->subscriber, 10, &error));
+      held_max = MAX (held_max,
+                      kvev_subscriber_stat (f->subscriber, 0, KVEV_SUBSCRIBER_STAT_HELD_MESSAGES));
+    }
+  publish_keys (f, "k", 20, TRUE);
+  deadline = g_get_monotonic_time () + 300000;
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_assert_true (kvev_subscriber_dispatch (f->subscriber, 10, &error));
+      held_max = MAX (held_max,
+                      kvev_subscriber_stat (f->subscriber, 0, KVEV_SUBSCRIBER_STAT_HELD_MESSAGES));
+    }
+  g_assert_cmpuint (kvev_subscriber_stat (f->subscriber, 0, KVEV_SUBSCRIBER_STAT_HOLD_OVERFLOWS),
+                    >=, 1);
+  g_assert_cmpuint (held_max, <=, 5);
+  f->want_snapshots = 1;
+  g_assert_true (dispatch_until (f->subscriber, converged, f));
+}
+
+static void
+on_status (KvevSubscriber *subscriber, const KvevSubscriberStatus *status, gpointer data)
+{
+  KvevSubscriberState *last = data;
+
+  g_assert_nonnull (status->message);
+  *last = status->state;
+}
+
+/* Nothing at all for 3 heartbeat intervals is told, once. */
+static void
+test_silence (void)
+{
+  g_autofree char *live = endpoint ("nobody");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KvevSubscriber) subscriber = kvev_subscriber_new (&error);
+  KvevSubscriberState last = KVEV_SUBSCRIBER_WAITING;
+  gint64 deadline = g_get_monotonic_time () + 500000;
+
+  g_assert_true (
+      kvev_subscriber_set_option (subscriber, KVEV_SUBSCRIBER_OPTION_HEARTBEAT_MS, 50, &error));
+  kvev_subscriber_set_status_func (subscriber, on_status, &last, NULL);
+  g_assert_cmpint (kvev_subscriber_add_publisher (subscriber, live, NULL, NULL, NULL, &error), ==,
+                   0);
+  /* Waiting as long as it takes still returns for the timer. */
+  while (last != KVEV_SUBSCRIBER_SILENT && g_get_monotonic_time () < deadline)
+    g_assert_true (kvev_subscriber_dispatch (subscriber, -1, &error));
+  g_assert_true (kvev_subscriber_dispatch (subscriber, 100, &error));
+  g_assert_cmpint (last, ==, KVEV_SUBSCRIBER_SILENT);
+  g_assert_cmpint (kvev_subscriber_get_state (subscriber, 0), ==, KVEV_SUBSCRIBER_SILENT);
+  g_assert_cmpuint (kvev_subscriber_stat (subscriber, 0, KVEV_SUBSCRIBER_STAT_SILENCES), ==, 1);
+}
+
 /* The hostile peer: a PUB and a ROUTER on raw ZeroMQ. */
 static void
 send_frames (void *socket, const char *const *frames, const gsize *sizes, guint n)
@@ -522,6 +598,9 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/sub-e2e/source", Fixture, GUINT_TO_POINTER (10000), fixture_setup, test_source,
               fixture_teardown);
+  g_test_add ("/sub-e2e/hold-overflow", Fixture, GUINT_TO_POINTER (10000), fixture_setup,
+              test_hold_overflow, fixture_teardown);
+  g_test_add_func ("/sub-e2e/silence", test_silence);
   g_test_add_func ("/sub-e2e/hostile", test_hostile);
   status = g_test_run ();
   g_rmdir (dir);
