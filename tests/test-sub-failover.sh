@@ -31,7 +31,7 @@ cleanup () {
 }
 trap cleanup EXIT
 
-echo "1..6"
+echo "1..7"
 . "$top_srcdir/tests/tap.sh"
 
 # master NAME ENDPOINT FLAG...: an oracle-master of backend "oracle" in
@@ -58,6 +58,17 @@ await () {
     tries=$((tries + 1))
   done
   grep -q -F "$2" "$1" 2>/dev/null
+}
+
+# stop PID: SIGSTOP, and wait until the process is stopped.
+stop () {
+  kill -STOP "$1"
+  tries=0
+  while test "$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" != T &&
+    test $tries -lt 100; do
+    sleep 0.05
+    tries=$((tries + 1))
+  done
 }
 
 wait_file () {
@@ -122,7 +133,7 @@ wait_file "$dir/replay-a.stats"
 sub=$!
 await "$dir/replay.sub-err" "snapshot from $a-snapshot"
 kill -USR2 $sub
-sleep 0.2
+await "$dir/replay.sub-err" "test drop armed"
 : >"$dir/replay-a.resume"
 await "$dir/replay.sub-err" "asking $a-replay for a replay"
 master replay-b "$b" --seed=2 --silent-ops=$OPS --ops=100 --wait-subscribers=1 \
@@ -155,11 +166,11 @@ wait_file "$dir/snap-a.stats"
 sub=$!
 await "$dir/snap.sub-err" "snapshot from $a-snapshot"
 kill -USR2 $sub
-sleep 0.3
-kill -STOP $sub
+await "$dir/snap.sub-err" "test drop armed"
+stop $sub
 : >"$dir/snap-a.resume"
 wait_file "$dir/snap-a.truth"
-kill -STOP $master_a
+stop $master_a
 kill -CONT $sub
 await "$dir/snap.sub-err" "numbers skipped"
 master snap-b "$b" --seed=4 --silent-ops=$OPS --ops=100 --wait-subscribers=1 \
@@ -167,6 +178,10 @@ master snap-b "$b" --seed=4 --silent-ops=$OPS --ops=100 --wait-subscribers=1 \
 wait_file "$dir/snap-b.truth"
 await "$dir/snap.sub-err" "snapshot from $b-snapshot"
 settle snap snap-b
+# The case needs A's answer to be late: its second snapshot must not have
+# come yet.
+check "snapshot: the old leader's second snapshot was still pending" \
+  test "$(grep -c -F "snapshot from $a-snapshot:" "$dir/snap.sub-err")" = 1
 kill -CONT $master_a
 check "snapshot: the old leader's late snapshot was dropped" \
   await "$dir/snap.sub-err" "snapshot from $a-snapshot dropped"
