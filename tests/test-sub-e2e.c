@@ -383,6 +383,82 @@ test_silence (void)
   g_assert_cmpuint (kvev_subscriber_stat (subscriber, 0, KVEV_SUBSCRIBER_STAT_SILENCES), ==, 1);
 }
 
+static char *
+key_file (const char *name, const char *key, int mode)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, key, -1, NULL));
+  g_assert_cmpint (g_chmod (path, mode), ==, 0);
+  return path;
+}
+
+/* CURVE as the tools take it: the server's public key, the client's
+ * secret key from a file checked as the publisher checks its own.  The
+ * replay and snapshot sockets have the live one's keys. */
+static void
+test_curve (Fixture *f, gconstpointer data)
+{
+  char server_public[41], server_secret[41], client_public[41], client_secret[41];
+  char other_public[41], other_secret[41];
+  g_autofree char *server_file = NULL, *client_file = NULL, *open_file = NULL;
+  g_autofree char *clients_file = NULL, *clients = NULL;
+  g_autofree char *live = endpoint ("curve");
+  g_autofree char *snapshot = g_strdup_printf ("%s-snapshot", live);
+  g_autoptr (KvevConfig) config = kvev_config_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (zmq_curve_keypair (server_public, server_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (client_public, client_secret), ==, 0);
+  g_assert_cmpint (zmq_curve_keypair (other_public, other_secret), ==, 0);
+  server_file = key_file ("server.key", server_secret, 0600);
+  client_file = key_file ("client.key", client_secret, 0600);
+  open_file = key_file ("open.key", client_secret, 0644);
+  clients = g_strdup_printf ("%s\n", client_public);
+  clients_file = key_file ("clients", clients, 0644);
+
+  kvev_publisher_free (f->publisher);
+  g_assert_true (kvev_config_set (config, "enable_kv_events", "true", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_backend_id", BACKEND, NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_bind_endpoint", live, NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_snapshot_endpoint", snapshot, NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_heartbeat_ms", "50", NULL));
+  g_assert_true (kvev_config_set (config, "kv_events_curve_secret_key_file", server_file, NULL));
+  g_assert_true (
+      kvev_config_set (config, "kv_events_curve_allowed_clients_file", clients_file, NULL));
+  f->publisher = kvev_publisher_new (config, &error);
+  g_assert_no_error (error);
+  kvev_publisher_set_snapshot_func (f->publisher, walk, &f->store, NULL);
+  publish_keys (f, "k", 5, TRUE);
+
+  f->subscriber = kvev_subscriber_new (&error);
+  kvev_subscriber_set_event_func (f->subscriber, on_event, &f->indexer, NULL);
+  kvev_subscriber_set_reset_func (f->subscriber, on_reset, &f->indexer, NULL);
+  /* A secret key others can read is refused, as the publisher's is. */
+  g_assert_false (
+      kvev_subscriber_set_curve (f->subscriber, server_public, open_file, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_false (
+      kvev_subscriber_set_curve (f->subscriber, server_public, client_file, other_public, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_false (kvev_subscriber_set_curve (f->subscriber, "short", client_file, NULL, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_true (
+      kvev_subscriber_set_curve (f->subscriber, server_public, client_file, client_public, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (
+      kvev_subscriber_add_publisher (f->subscriber, live, NULL, snapshot, NULL, &error), ==, 0);
+  f->want_snapshots = 1;
+  g_assert_true (dispatch_until (f->subscriber, converged, f));
+  g_unlink (server_file);
+  g_unlink (client_file);
+  g_unlink (open_file);
+  g_unlink (clients_file);
+}
+
 /* The hostile peer: a PUB and a ROUTER on raw ZeroMQ. */
 static void
 send_frames (void *socket, const char *const *frames, const gsize *sizes, guint n)
@@ -601,6 +677,8 @@ main (int argc, char **argv)
   g_test_add ("/sub-e2e/hold-overflow", Fixture, GUINT_TO_POINTER (10000), fixture_setup,
               test_hold_overflow, fixture_teardown);
   g_test_add_func ("/sub-e2e/silence", test_silence);
+  g_test_add ("/sub-e2e/curve", Fixture, GUINT_TO_POINTER (10000), fixture_setup, test_curve,
+              fixture_teardown);
   g_test_add_func ("/sub-e2e/hostile", test_hostile);
   status = g_test_run ();
   g_rmdir (dir);
