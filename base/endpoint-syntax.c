@@ -64,3 +64,22 @@ kvev_endpoint_is_ipv6 (const char *endpoint)
 {
   return g_str_has_prefix (endpoint, KVEV_TCP_PREFIX "[");
 }
+
+gboolean
+kvev_connect_endpoint_is_valid (const char *endpoint)
+{
+  const char *address, *semicolon;
+  KvevTcpAddress parts;
+
+  if (!g_str_has_prefix (endpoint, KVEV_TCP_PREFIX))
+    return TRUE;
+  address = endpoint + strlen (KVEV_TCP_PREFIX);
+  /* tcp://SOURCE;DESTINATION connects from SOURCE to DESTINATION, a form
+   * binds do not have: only the destination needs a port. */
+  semicolon = strchr (address, ';');
+  if (semicolon != NULL)
+    address = semicolon + 1;
+  /* No port "*" here: a bind takes a fresh one, a connect has none to
+   * go to. */
+  return kvev_tcp_address_split (address, &parts) && kvev_tcp_port_parse (parts.port, NULL);
+}

@@ -4,7 +4,7 @@
  * bracketed IPv6 address.  What an endpoint may then name differs, and
  * stays with each side: a bind takes the port "*" and only numeric hosts
  * or interfaces (libkvevents/config/endpoint.c), a connect takes host
- * names and a SOURCE; in front (tools/common/kvtool.c).  Pure, with no
+ * names and a SOURCE; in front (kvev_connect_endpoint_is_valid ()).  Pure, with no
  * state and no messages, so the tools share it (libkvbase.la).
  * Not installed.
  * SPDX-License-Identifier: Apache-2.0
@@ -48,6 +48,13 @@ gboolean kvev_tcp_port_parse (const char *port, guint *number);
  * addresses as IPv6 ones, and could resolve a host name to an IPv6
  * address an IPv4-only publisher does not serve. */
 gboolean kvev_endpoint_is_ipv6 (const char *endpoint);
+
+/* Whether a tcp:// endpoint to connect to names a destination with a
+ * port from 1 to 65535 (host names and a SOURCE; in front allowed).
+ * zmq_connect () takes some endpoints that can never connect and retries
+ * them for ever, so kvevents-sub and the library's subscriber refuse
+ * them first.  Other transports are left to ZeroMQ. */
+gboolean kvev_connect_endpoint_is_valid (const char *endpoint);
 
 G_END_DECLS
 

@@ -7,6 +7,8 @@
 kvev_base_sources = \
 	%reldir%/endpoint-syntax.h \
 	%reldir%/endpoint-syntax.c \
+	%reldir%/mpread.h \
+	%reldir%/mpread.c \
 	%reldir%/secret.h \
 	%reldir%/secret.c \
 	%reldir%/utf8.h \

@@ -165,6 +165,12 @@ function doc_line(line,    content, indented) {
   cur = (cur == "" ? "" : cur (cur ~ /\.$/ ? "  " : " ")) content
 }
 
+# A structure whose members are public, handed to the caller read-only:
+# its page shows them, as an enum's shows its values.
+function is_record(decl) {
+  return decl ~ /^typedef struct( *\{|$)/
+}
+
 # The comment just read belongs to the declaration decl (one line).
 function record(decl,    kind, name, head, params, p) {
   if (decl ~ /^typedef struct _[A-Za-z0-9_]+ [A-Za-z0-9_]+;$/) {
@@ -172,8 +178,8 @@ function record(decl,    kind, name, head, params, p) {
     name = decl
     sub(/;$/, "", name)
     sub(/.* /, "", name)
-  } else if (decl ~ /^typedef enum/) {
-    kind = "enum"
+  } else if (decl ~ /^typedef enum/ || is_record(decl)) {
+    kind = decl ~ /^typedef enum/ ? "enum" : "record"
     name = decl
     sub(/;$/, "", name)
     sub(/.*} */, "", name)
@@ -300,18 +306,19 @@ state == "after" || state == "decl" {
   }
   if (trim(line) == "")
     next
-  if (decl ~ /^typedef enum/)
+  if (decl ~ /^typedef enum/ || is_record(decl))
     enum_lines = enum_lines "\n" line
-  else if (decl == "" && line ~ /^typedef enum/)
+  else if (decl == "" && (line ~ /^typedef enum/ || is_record(trim(line))))
     enum_lines = line
   cont = line ~ /\\$/
   sub(/[ \t]*\\$/, "", line)
   decl = trim(decl " " trim(line))
-  if ((decl ~ /^#define/ && !cont) || (decl !~ /^(typedef enum|#define)/ && decl ~ /;$/) ||
-      (decl ~ /^typedef enum/ && decl ~ /} *[A-Za-z0-9_]+;$/)) {
+  if ((decl ~ /^#define/ && !cont) ||
+      (decl !~ /^(typedef enum|#define)/ && !is_record(decl) && decl ~ /;$/) ||
+      ((decl ~ /^typedef enum/ || is_record(decl)) && decl ~ /} *[A-Za-z0-9_]+;$/)) {
     gsub(/[ \t]+/, " ", decl)
     record(decl)
-    if (decl ~ /^typedef enum/)
+    if (decl ~ /^typedef enum/ || is_record(decl))
       sym_enum_lines[doc_name] = enum_lines
     enum_lines = ""
     reset_doc()
@@ -498,7 +505,7 @@ function write_page(name,    out, kind, p, n, lines, i, l, summary) {
   print ".PP" > out
   if (kind == "function" || kind == "callback")
     synopsis_prototype(name, out)
-  else if (kind == "enum") {
+  else if (kind == "enum" || kind == "record") {
     n = split(sym_enum_lines[name], lines, "\n")
     for (i = 1; i <= n; i++) {
       l = lines[i]
@@ -518,10 +525,10 @@ function write_page(name,    out, kind, p, n, lines, i, l, summary) {
   }
   if (sym_args[name] > 0) {
     print ".PP" > out
-    print (kind == "enum" ? "The values:" : "The arguments:") > out
+    print (kind == "enum" ? "The values:" : kind == "record" ? "The members:" : "The arguments:") > out
     for (p = 1; p <= sym_args[name]; p++) {
       print ".TP" > out
-      print (kind == "enum" ? ".B " : ".I ") sym_arg[name, p] > out
+      print (kind == "enum" || kind == "record" ? ".B " : ".I ") sym_arg[name, p] > out
       print para(sym_arg_text[name, p]) > out
     }
   }

@@ -8,7 +8,8 @@ kvevents_include_HEADERS = \
 	include/kvevents/kvevents-common.h \
 	include/kvevents/kvevents-config.h \
 	include/kvevents/kvevents-media.h \
-	include/kvevents/kvevents-publisher.h
+	include/kvevents/kvevents-publisher.h \
+	include/kvevents/kvevents-subscriber.h
 nodist_kvevents_include_HEADERS = include/kvevents/kvevents-version.h
 
 # The front door: the public API, the publisher and its worker thread,
@@ -60,6 +61,26 @@ kvev_library_sources += \
 	%reldir%/events/queue.c \
 	%reldir%/events/snapshot-source.h \
 	%reldir%/events/snapshot-source.c
+
+# sub/: the subscriber side of the protocol.  The decoder and the reply
+# parsers are bytes alone, in every build (the fuzz targets link them);
+# the sockets and the bootstrap need the transport, and without it the
+# public calls fail with a GError.
+kvev_library_sources += \
+	%reldir%/sub/subscriber.h \
+	%reldir%/sub/subscriber.c \
+	%reldir%/sub/stats.c \
+	%reldir%/sub/decode.h \
+	%reldir%/sub/decode.c \
+	%reldir%/sub/replay-client.h \
+	%reldir%/sub/replay-client.c \
+	%reldir%/sub/snapshot-client.h \
+	%reldir%/sub/snapshot-client.c
+if HAVE_ZMQ
+kvev_library_sources += \
+	%reldir%/sub/source.c \
+	%reldir%/sub/bootstrap.c
+endif
 
 # zmq/: every socket the library opens.  The front door includes the
 # headers of what it owns in both builds; without ZeroMQ, zmq/none.c

@@ -347,7 +347,8 @@ EXTRA_DIST += tests/test-convergence.sh
 
 # The fuzz targets' corpus and saved crash inputs, replayed through
 # replay-TARGET in every build (tests/fuzz/local.mk builds them).
-TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode
+TESTS += tests/fuzz/replay-config tests/fuzz/replay-keyfile tests/fuzz/replay-decode \
+	tests/fuzz/replay-sub-decode tests/fuzz/replay-sub-replies
 
 # The public entry points' criticals: a few per call site and window,
 # then a count of the rest, with the values GLib's checks return, and
@@ -357,3 +358,36 @@ check_PROGRAMS += tests/test-precondition
 TESTS += tests/test-precondition
 tests_test_precondition_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS)
 tests_test_precondition_LDADD = $(TEST_INTERNAL_LIBS)
+
+# A subscriber on the library's API that keeps the state its events
+# describe (tests/sub-state.c), for the tests that compare it with a
+# master's truth; it links the testing build for its --test-drop seam.
+if HAVE_ZMQ
+check_PROGRAMS += tests/sub-state
+endif
+tests_sub_state_CPPFLAGS = $(KVTOOL_CPPFLAGS) -DKVEV_TESTING
+tests_sub_state_LDADD = tools/common/libkvtool.la $(TEST_INTERNAL_LIBS) $(GLIB_LIBS) $(ZMQ_LIBS) \
+	$(LIBINTL)
+# A failover seen by the library's subscriber: the old leader's replay
+# and late snapshot, asked for before the new leader's snapshot replaced
+# the backend, are dropped, and the state is the new leader's truth.
+TESTS += tests/test-sub-failover.sh
+EXTRA_DIST += tests/test-sub-failover.sh
+
+# The subscriber's decoder and reply parsers on payloads msgpack-c makes.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-sub-decode
+TESTS += tests/test-sub-decode
+endif
+tests_test_sub_decode_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(MSGPACK_CFLAGS)
+tests_test_sub_decode_LDADD = $(TEST_INTERNAL_LIBS) $(MSGPACK_LIBS)
+
+# The library's subscriber against its publisher in one process (late
+# joiner, gap and replay, gap beyond replay, restart, the GSource) and
+# against a hostile peer on raw sockets.
+if HAVE_ZMQ
+check_PROGRAMS += tests/test-sub-e2e
+TESTS += tests/test-sub-e2e
+endif
+tests_test_sub_e2e_CPPFLAGS = $(TEST_INTERNAL_CPPFLAGS) $(ZMQ_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_sub_e2e_LDADD = $(TEST_INTERNAL_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS)

@@ -754,6 +754,32 @@ main (int argc, char **argv)
       return KVT_EXIT_FAILURE;
     }
   store_init (&store, publisher);
+  workload.store = &store;
+  workload.rand = g_rand_new_with_seed ((guint32) seed);
+  workload.n_tenants = (guint) n_tenants;
+  workload.tenants = g_new0 (char *, workload.n_tenants + 1);
+  workload.tenants[0] = g_strdup ("");
+  for (i = 1; i < workload.n_tenants; i++)
+    workload.tenants[i] = g_strdup_printf ("tenant-%u", i);
+  /* Enough keys that objects live a while, few enough that operations
+   * keep meeting them again. */
+  workload.key_space = (guint) CLAMP (n_ops / 40, 16, 100000);
+
+  /* A restarted master restores its objects before it serves snapshots:
+   * a walk that ran first would find none of them, and the subscriber would
+   * never hear of them, since they are not published. */
+  if (silent_ops > 0)
+    {
+      g_autoptr (KvevConfig) off = kvev_config_new ();
+
+      /* A disabled publisher takes every call and sends nothing. */
+      silent = kvev_publisher_new (off, NULL);
+      g_rec_mutex_lock (&store.lock);
+      store.publisher = silent;
+      run_ops (&workload, silent_ops, 1);
+      store.publisher = publisher;
+      g_rec_mutex_unlock (&store.lock);
+    }
   /* Under the store's lock, which every operation holds (kvevents(7),
    * SNAPSHOTS); the walk may run whenever a subscriber asks,
    * even one whose first message is the heartbeat its subscription brings. */
@@ -778,29 +804,6 @@ main (int argc, char **argv)
       return KVT_EXIT_FAILURE;
     }
 
-  workload.store = &store;
-  workload.rand = g_rand_new_with_seed ((guint32) seed);
-  workload.n_tenants = (guint) n_tenants;
-  workload.tenants = g_new0 (char *, workload.n_tenants + 1);
-  workload.tenants[0] = g_strdup ("");
-  for (i = 1; i < workload.n_tenants; i++)
-    workload.tenants[i] = g_strdup_printf ("tenant-%u", i);
-  /* Enough keys that objects live a while, few enough that operations
-   * keep meeting them again. */
-  workload.key_space = (guint) CLAMP (n_ops / 40, 16, 100000);
-
-  if (silent_ops > 0)
-    {
-      g_autoptr (KvevConfig) off = kvev_config_new ();
-
-      /* A disabled publisher takes every call and sends nothing. */
-      silent = kvev_publisher_new (off, NULL);
-      g_rec_mutex_lock (&store.lock);
-      store.publisher = silent;
-      run_ops (&workload, silent_ops, 1);
-      store.publisher = publisher;
-      g_rec_mutex_unlock (&store.lock);
-    }
   if (pause_at >= 0)
     {
       run_ops (&workload, pause_at, (guint) n_threads);

@@ -130,8 +130,8 @@ test_invalid_config (void)
 static void
 test_version (void)
 {
-  g_autofree char *expected = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR,
-                                               KVEV_VERSION_MICRO);
+  g_autofree char *expected
+      = g_strdup_printf ("%d.%d.%d", KVEV_VERSION_MAJOR, KVEV_VERSION_MINOR, KVEV_VERSION_MICRO);
 
   g_assert_nonnull (kvev_version ());
   g_assert_cmpstr (kvev_version (), ==, expected);
@@ -201,6 +201,59 @@ test_non_utf8_skip_disabled (void)
   g_assert_cmpuint (kvev_publisher_stat (publisher, KVEV_STAT_SKIPPED_NON_UTF8_EVENTS), ==, 0);
 }
 
+/* The subscriber in both builds: without the transport it is made, and
+ * what would touch the network fails with a GError that says so. */
+static void
+test_subscriber (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KvevSubscriber) subscriber = kvev_subscriber_new (&error);
+  g_autofree char *json = NULL;
+  g_autofree char *metrics = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (subscriber);
+  g_assert_false (kvev_subscriber_set_option (subscriber, (KvevSubscriberOption) 99, 1, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_false (
+      kvev_subscriber_set_option (subscriber, KVEV_SUBSCRIBER_OPTION_HEARTBEAT_MS, -1, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_cmpstr (kvev_event_kind_name (KVEV_KIND_REMOVED), ==, "removed");
+#if KVEV_TEST_HAVE_ZMQ
+  g_assert_cmpint (
+      kvev_subscriber_add_publisher (subscriber, "bogus://x", NULL, NULL, NULL, &error), ==, -1);
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  /* ZeroMQ would retry this one for ever. */
+  g_assert_cmpint (
+      kvev_subscriber_add_publisher (subscriber, "tcp://127.0.0.1", NULL, NULL, NULL, &error), ==,
+      -1);
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_true (kvev_subscriber_dispatch (subscriber, 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (kvev_subscriber_get_fd (subscriber), >=, 0);
+#else
+  g_assert_cmpint (
+      kvev_subscriber_add_publisher (subscriber, "ipc:///nowhere", NULL, NULL, NULL, &error), ==,
+      -1);
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT);
+  g_clear_error (&error);
+  g_assert_false (kvev_subscriber_dispatch (subscriber, 0, &error));
+  g_assert_error (error, KVEV_ERROR, KVEV_ERROR_TRANSPORT);
+  g_clear_error (&error);
+  g_assert_cmpint (kvev_subscriber_get_fd (subscriber), ==, -1);
+#endif
+  g_assert_cmpuint (kvev_subscriber_get_n_publishers (subscriber), ==, 0);
+  g_assert_cmpuint (kvev_subscriber_stat (subscriber, -1, KVEV_SUBSCRIBER_STAT_EVENTS), ==, 0);
+  json = kvev_subscriber_stats_json (subscriber);
+  g_assert_true (g_str_has_suffix (json, "\"publishers\": []}"));
+  metrics = kvev_subscriber_stats_openmetrics (subscriber);
+  g_assert_true (g_str_has_suffix (metrics, "# EOF\n"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -222,6 +275,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/api/invalid-config", test_invalid_config);
   g_test_add_func ("/kvevents/api/null-preconditions", test_null_preconditions);
   g_test_add_func ("/kvevents/api/non-utf8-skip-disabled", test_non_utf8_skip_disabled);
+  g_test_add_func ("/kvevents/api/subscriber", test_subscriber);
 
   status = g_test_run ();
   /* libzmq leaves the socket file when the publisher closes. */

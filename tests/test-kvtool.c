@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "kvtool.h"
+#include <base/endpoint-syntax.h>
 
 #include <string.h>
 
@@ -40,28 +41,28 @@ test_parse_uint (void)
 static void
 test_connect_endpoint (void)
 {
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:5557"));
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://[::1]:65535"));
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://127.0.0.2:0;127.0.0.1:1"));
-  g_assert_true (kvt_connect_endpoint_is_valid ("ipc:///tmp/x"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:0"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:65536"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:*"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[::1:5557"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://:5557"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:5557"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://[::1]:65535"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://127.0.0.2:0;127.0.0.1:1"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("ipc:///tmp/x"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:0"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:65536"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:*"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://[::1:5557"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://:5557"));
   /* What a connect takes and a bind does not: host names, a SOURCE;, an
    * unbracketed IPv6 host whose port follows the last colon. */
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://kv-master.example:5557"));
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://eth0;kv-master.example:05557"));
-  g_assert_true (kvt_connect_endpoint_is_valid ("tcp://::1:5557"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://kv-master.example:5557"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://eth0;kv-master.example:05557"));
+  g_assert_true (kvev_connect_endpoint_is_valid ("tcp://::1:5557"));
   /* The syntax they share: a port of digits, a closed bracket right before
    * its colon, and something in the brackets. */
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.1:+1"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[::1]x:5557"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://[]:5557"));
-  g_assert_false (kvt_connect_endpoint_is_valid ("tcp://127.0.0.2:0;"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.1:+1"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://[::1]x:5557"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://[]:5557"));
+  g_assert_false (kvev_connect_endpoint_is_valid ("tcp://127.0.0.2:0;"));
 }
 
 /* Text that is UTF-8, NULs included, is a JSON string; other bytes are

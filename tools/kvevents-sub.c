@@ -542,7 +542,7 @@ socket_new (Sub *sub, int type, const char *endpoint, GError **error)
 {
   void *socket;
 
-  if (!kvt_connect_endpoint_is_valid (endpoint))
+  if (!kvev_connect_endpoint_is_valid (endpoint))
     {
       g_set_error (error, KVT_ERROR, KVT_ERROR_USAGE,
                    _ ("Cannot connect to %s: a tcp:// endpoint needs a PORT from 1 to 65535 "

@@ -14,6 +14,7 @@
 #include <kvevents/kvevents-media.h>
 #include <kvevents/kvevents-config.h>
 #include <kvevents/kvevents-publisher.h>
+#include <kvevents/kvevents-subscriber.h>
 
 #undef KVEVENTS_H_INSIDE
 

@@ -3,6 +3,8 @@
 #   config   kvev_config_set/get/copy/validate and the option group
 #   keyfile  GKeyFile bytes through kvev_config_load_key_file and validate
 #   decode   kvevents-sub's decoder (tools/common/decode.c) on any frames
+#   sub-decode   the library subscriber's decoder on any payload
+#   sub-replies  its replay and snapshot reply parsers on any frames
 #
 # In every build, `make check` links each target with standalone.c as
 # tests/fuzz/replay-TARGET and replays tests/fuzz/corpus/TARGET/ and
@@ -30,11 +32,22 @@ kvev_fuzz_decode_sources = \
 	$(kvev_fuzz_common_sources)
 kvev_fuzz_decode_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 
+# The library's subscriber: its bytes need no transport, so these build
+# in every configuration too.
+kvev_fuzz_sub_decode_sources = \
+	%reldir%/fuzz-sub-decode.c \
+	$(kvev_fuzz_common_sources)
+kvev_fuzz_sub_replies_sources = \
+	%reldir%/fuzz-sub-replies.c \
+	$(kvev_fuzz_common_sources)
+kvev_fuzz_sub_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/libkvevents
+
 # The replay programs (tests/local.mk runs them).  KVEV_FUZZ_SRCDIR is
 # where they look for the corpus when run by hand; make check passes
 # top_srcdir in the environment.
 kvev_fuzz_replay_cppflags = $(AM_CPPFLAGS) -DKVEV_FUZZ_SRCDIR=\"$(abs_top_srcdir)\"
-check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode
+check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay-decode \
+	%reldir%/replay-sub-decode %reldir%/replay-sub-replies
 
 %canon_reldir%_replay_config_SOURCES = %reldir%/standalone.c $(kvev_fuzz_config_sources)
 %canon_reldir%_replay_config_CPPFLAGS = $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"config\"
@@ -49,6 +62,16 @@ check_PROGRAMS += %reldir%/replay-config %reldir%/replay-keyfile %reldir%/replay
 	$(kvev_fuzz_decode_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"decode\"
 %canon_reldir%_replay_decode_LDADD = tools/common/libkvtool.la base/libkvbase.la $(GLIB_LIBS) \
 	$(LIBINTL)
+
+%canon_reldir%_replay_sub_decode_SOURCES = %reldir%/standalone.c $(kvev_fuzz_sub_decode_sources)
+%canon_reldir%_replay_sub_decode_CPPFLAGS = \
+	$(kvev_fuzz_sub_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"sub-decode\"
+%canon_reldir%_replay_sub_decode_LDADD = $(TEST_INTERNAL_LIBS)
+
+%canon_reldir%_replay_sub_replies_SOURCES = %reldir%/standalone.c $(kvev_fuzz_sub_replies_sources)
+%canon_reldir%_replay_sub_replies_CPPFLAGS = \
+	$(kvev_fuzz_sub_cppflags) $(kvev_fuzz_replay_cppflags) -DKVEV_FUZZ_TARGET=\"sub-replies\"
+%canon_reldir%_replay_sub_replies_LDADD = $(TEST_INTERNAL_LIBS)
 
 # The seed corpus (one directory per target: automake copies directories
 # in EXTRA_DIST whole), the saved crash inputs, libFuzzer dictionaries, and
@@ -82,11 +105,14 @@ noinst_LTLIBRARIES += %reldir%/libkvevents-fuzz.la %reldir%/libkvtool-fuzz.la
 	tools/common/kvtool.h \
 	tools/common/kvtool.c \
 	tools/common/decode.h \
-	tools/common/decode.c
+	tools/common/decode.c \
+	base/mpread.h \
+	base/mpread.c
 %canon_reldir%_libkvtool_fuzz_la_CPPFLAGS = $(AM_CPPFLAGS)
 %canon_reldir%_libkvtool_fuzz_la_CFLAGS = $(kvev_fuzz_cflags)
 
-KVEV_FUZZERS = %reldir%/fuzz-config %reldir%/fuzz-keyfile %reldir%/fuzz-decode
+KVEV_FUZZERS = %reldir%/fuzz-config %reldir%/fuzz-keyfile %reldir%/fuzz-decode \
+	%reldir%/fuzz-sub-decode %reldir%/fuzz-sub-replies
 noinst_PROGRAMS += $(KVEV_FUZZERS)
 
 %canon_reldir%_fuzz_config_SOURCES = $(kvev_fuzz_config_sources)
@@ -105,6 +131,18 @@ noinst_PROGRAMS += $(KVEV_FUZZERS)
 %canon_reldir%_fuzz_decode_LDFLAGS = $(kvev_fuzz_ldflags)
 %canon_reldir%_fuzz_decode_LDADD = %reldir%/libkvtool-fuzz.la base/libkvbase.la $(GLIB_LIBS) \
 	$(LIBINTL)
+
+%canon_reldir%_fuzz_sub_decode_SOURCES = $(kvev_fuzz_sub_decode_sources)
+%canon_reldir%_fuzz_sub_decode_CPPFLAGS = $(kvev_fuzz_sub_cppflags)
+%canon_reldir%_fuzz_sub_decode_CFLAGS = $(kvev_fuzz_cflags)
+%canon_reldir%_fuzz_sub_decode_LDFLAGS = $(kvev_fuzz_ldflags)
+%canon_reldir%_fuzz_sub_decode_LDADD = %reldir%/libkvevents-fuzz.la
+
+%canon_reldir%_fuzz_sub_replies_SOURCES = $(kvev_fuzz_sub_replies_sources)
+%canon_reldir%_fuzz_sub_replies_CPPFLAGS = $(kvev_fuzz_sub_cppflags)
+%canon_reldir%_fuzz_sub_replies_CFLAGS = $(kvev_fuzz_cflags)
+%canon_reldir%_fuzz_sub_replies_LDFLAGS = $(kvev_fuzz_ldflags)
+%canon_reldir%_fuzz_sub_replies_LDADD = %reldir%/libkvevents-fuzz.la
 
 fuzz: $(KVEV_FUZZERS)
 else

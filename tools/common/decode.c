@@ -1,6 +1,6 @@
 /* decode.c: one received ZeroMQ message turned into printable events.
  *
- * A small msgpack reader of its own rather than msgpack-c's unpacker: it
+ * The msgpack reader of base/mpread.c rather than msgpack-c's unpacker: it
  * never allocates ahead of the bytes it has seen, bounds its recursion and
  * needs nothing but GLib, so kvevents-sub and the fuzz target build the
  * same way with or without the transport.
@@ -10,6 +10,7 @@
 
 #include "decode.h"
 #include "kvtool.h"
+#include <base/mpread.h>
 #include <base/utf8.h>
 
 #include <inttypes.h>
@@ -19,282 +20,7 @@
 
 /* Deeper nesting is refused: a few bytes of [[[[... would otherwise
  * exhaust the stack.  Real events nest three or four levels. */
-#define MAX_DEPTH 64
-
-typedef enum
-{
-  MP_NIL,
-  MP_BOOL,
-  MP_UINT, /* positive fixint and uint 8-64 */
-  MP_INT,  /* negative fixint and int 8-64 */
-  MP_FLOAT,
-  MP_STR,
-  MP_BIN,
-  MP_ARRAY,
-  MP_MAP,
-  MP_EXT,
-} MpType;
-
-typedef struct
-{
-  MpType type;
-  gboolean boolean;
-  guint64 uint_value;
-  gint64 int_value;
-  double float_value;
-  const char *bytes; /* str, bin and ext payload, inside the input */
-  gsize size;        /* payload bytes; elements of an array; pairs of a map */
-  gint8 ext_type;
-} MpItem;
-
-typedef enum
-{
-  MP_OK,
-  MP_TRUNCATED,
-  MP_INVALID, /* the one byte msgpack never uses, 0xc1 */
-  MP_TOO_DEEP,
-} MpStatus;
-
-typedef struct
-{
-  const guint8 *data;
-  gsize len;
-  gsize pos;
-  MpStatus status; /* the first failure, kept for the message */
-} MpReader;
-
-static void
-reader_init (MpReader *reader, const void *data, gsize len)
-{
-  reader->data = data;
-  reader->len = len;
-  reader->pos = 0;
-  reader->status = MP_OK;
-}
-
-static gboolean
-fail (MpReader *reader, MpStatus status)
-{
-  if (reader->status == MP_OK)
-    reader->status = status;
-  return FALSE;
-}
-
-static gboolean
-take (MpReader *reader, gsize n, const guint8 **bytes)
-{
-  if (reader->len - reader->pos < n)
-    return fail (reader, MP_TRUNCATED);
-  *bytes = reader->data + reader->pos;
-  reader->pos += n;
-  return TRUE;
-}
-
-static gboolean
-take_be (MpReader *reader, guint n, guint64 *value)
-{
-  const guint8 *bytes;
-  guint i;
-
-  if (!take (reader, n, &bytes))
-    return FALSE;
-  *value = 0;
-  for (i = 0; i < n; i++)
-    *value = (*value << 8) | bytes[i];
-  return TRUE;
-}
-
-static gboolean
-take_payload (MpReader *reader, gsize n, MpItem *item)
-{
-  const guint8 *bytes;
-
-  if (!take (reader, n, &bytes))
-    return FALSE;
-  item->bytes = (const char *) bytes;
-  item->size = n;
-  return TRUE;
-}
-
-/* A container promises elements that each take at least one byte, so a
- * count beyond the bytes left is a lie told by a truncated or hostile
- * input, refused before anything loops over it. */
-static gboolean
-set_count (MpReader *reader, MpItem *item, MpType type, guint64 count)
-{
-  gsize left = reader->len - reader->pos;
-
-  if ((type == MP_ARRAY && count > left) || (type == MP_MAP && count > left / 2))
-    return fail (reader, MP_TRUNCATED);
-  item->type = type;
-  item->size = (gsize) count;
-  return TRUE;
-}
-
-static gint64
-sign_extend (guint64 value, guint bytes)
-{
-  guint shift = 64 - 8 * bytes;
-
-  return (gint64) (value << shift) >> shift;
-}
-
-/* Reads one item's header, and the payload of a str, bin or ext.  The
- * elements of an array or a map are left for the caller. */
-static gboolean
-read_item (MpReader *reader, MpItem *item)
-{
-  const guint8 *head;
-  guint64 value;
-  guint8 byte;
-
-  memset (item, 0, sizeof *item);
-  if (!take (reader, 1, &head))
-    return FALSE;
-  byte = head[0];
-
-  if (byte <= 0x7f)
-    {
-      item->type = MP_UINT;
-      item->uint_value = byte;
-      return TRUE;
-    }
-  if (byte >= 0xe0)
-    {
-      item->type = MP_INT;
-      item->int_value = (gint8) byte;
-      return TRUE;
-    }
-  if ((byte & 0xf0) == 0x80)
-    return set_count (reader, item, MP_MAP, byte & 0x0f);
-  if ((byte & 0xf0) == 0x90)
-    return set_count (reader, item, MP_ARRAY, byte & 0x0f);
-  if ((byte & 0xe0) == 0xa0)
-    {
-      item->type = MP_STR;
-      return take_payload (reader, byte & 0x1f, item);
-    }
-
-  switch (byte)
-    {
-    case 0xc0:
-      item->type = MP_NIL;
-      return TRUE;
-    case 0xc2:
-    case 0xc3:
-      item->type = MP_BOOL;
-      item->boolean = byte == 0xc3;
-      return TRUE;
-    case 0xc4:
-    case 0xc5:
-    case 0xc6:
-      item->type = MP_BIN;
-      return take_be (reader, 1u << (byte - 0xc4), &value)
-             && take_payload (reader, (gsize) value, item);
-    case 0xc7:
-    case 0xc8:
-    case 0xc9:
-      {
-        const guint8 *type;
-
-        item->type = MP_EXT;
-        if (!take_be (reader, 1u << (byte - 0xc7), &value) || !take (reader, 1, &type))
-          return FALSE;
-        item->ext_type = (gint8) type[0];
-        return take_payload (reader, (gsize) value, item);
-      }
-    case 0xca:
-      {
-        guint32 bits;
-        float f;
-
-        if (!take_be (reader, 4, &value))
-          return FALSE;
-        bits = (guint32) value;
-        memcpy (&f, &bits, sizeof f);
-        item->type = MP_FLOAT;
-        item->float_value = f;
-        return TRUE;
-      }
-    case 0xcb:
-      if (!take_be (reader, 8, &value))
-        return FALSE;
-      item->type = MP_FLOAT;
-      memcpy (&item->float_value, &value, sizeof item->float_value);
-      return TRUE;
-    case 0xcc:
-    case 0xcd:
-    case 0xce:
-    case 0xcf:
-      item->type = MP_UINT;
-      return take_be (reader, 1u << (byte - 0xcc), &item->uint_value);
-    case 0xd0:
-    case 0xd1:
-    case 0xd2:
-    case 0xd3:
-      item->type = MP_INT;
-      if (!take_be (reader, 1u << (byte - 0xd0), &value))
-        return FALSE;
-      item->int_value = sign_extend (value, 1u << (byte - 0xd0));
-      return TRUE;
-    case 0xd4:
-    case 0xd5:
-    case 0xd6:
-    case 0xd7:
-    case 0xd8:
-      {
-        const guint8 *type;
-
-        item->type = MP_EXT;
-        if (!take (reader, 1, &type))
-          return FALSE;
-        item->ext_type = (gint8) type[0];
-        return take_payload (reader, (gsize) 1 << (byte - 0xd4), item);
-      }
-    case 0xd9:
-    case 0xda:
-    case 0xdb:
-      item->type = MP_STR;
-      return take_be (reader, 1u << (byte - 0xd9), &value)
-             && take_payload (reader, (gsize) value, item);
-    case 0xdc:
-    case 0xdd:
-      return take_be (reader, 2u << (byte - 0xdc), &value)
-             && set_count (reader, item, MP_ARRAY, value);
-    case 0xde:
-    case 0xdf:
-      return take_be (reader, 2u << (byte - 0xde), &value)
-             && set_count (reader, item, MP_MAP, value);
-    default:
-      return fail (reader, MP_INVALID);
-    }
-}
-
-static gboolean
-item_is_number (const MpItem *item)
-{
-  return item->type == MP_UINT || item->type == MP_INT || item->type == MP_FLOAT;
-}
-
-static gboolean
-item_get_uint (const MpItem *item, guint64 *value)
-{
-  if (item->type == MP_UINT)
-    *value = item->uint_value;
-  else if (item->type == MP_INT && item->int_value >= 0)
-    *value = (guint64) item->int_value;
-  else
-    return FALSE;
-  return TRUE;
-}
-
-static gboolean
-item_is_str (const MpItem *item, const char *text)
-{
-  gsize len = strlen (text);
-
-  return item->type == MP_STR && item->size == len && memcmp (item->bytes, text, len) == 0;
-}
+#define MAX_DEPTH KVEV_MP_MAX_DEPTH
 
 static void
 append_double (GString *out, double value)
@@ -310,50 +36,50 @@ append_double (GString *out, double value)
     g_string_append (out, g_ascii_dtostr (buffer, sizeof buffer, value));
 }
 
-static gboolean render_value (MpReader *reader, GString *out, guint depth);
+static gboolean render_value (KvevMpReader *reader, GString *out, guint depth);
 
 /* JSON wants string keys: a str key is used as it is; any other key is
  * written as JSON and that text becomes the key. */
-static gboolean render_key (MpReader *reader, const MpItem *key, GString *out, guint depth);
+static gboolean render_key (KvevMpReader *reader, const KvevMpItem *key, GString *out, guint depth);
 
-/* Appends item, whose header read_item () has read, as JSON; with out
+/* Appends item, whose header kvev_mp_read_item () has read, as JSON; with out
  * NULL it only walks past it.  Reads the elements of containers. */
 static gboolean
-render_item (MpReader *reader, const MpItem *item, GString *out, guint depth)
+render_item (KvevMpReader *reader, const KvevMpItem *item, GString *out, guint depth)
 {
   gsize i;
 
   if (depth > MAX_DEPTH)
-    return fail (reader, MP_TOO_DEEP);
+    return kvev_mp_fail (reader, KVEV_MP_TOO_DEEP);
 
   switch (item->type)
     {
-    case MP_NIL:
+    case KVEV_MP_NIL:
       if (out != NULL)
         g_string_append (out, "null");
       return TRUE;
-    case MP_BOOL:
+    case KVEV_MP_BOOL:
       if (out != NULL)
         g_string_append (out, item->boolean ? "true" : "false");
       return TRUE;
-    case MP_UINT:
+    case KVEV_MP_UINT:
       if (out != NULL)
         g_string_append_printf (out, "%" PRIu64, item->uint_value);
       return TRUE;
-    case MP_INT:
+    case KVEV_MP_INT:
       if (out != NULL)
         g_string_append_printf (out, "%" PRId64, item->int_value);
       return TRUE;
-    case MP_FLOAT:
+    case KVEV_MP_FLOAT:
       if (out != NULL)
         append_double (out, item->float_value);
       return TRUE;
-    case MP_STR:
-    case MP_BIN:
+    case KVEV_MP_STR:
+    case KVEV_MP_BIN:
       if (out != NULL)
-        kvt_json_append_bytes (out, item->bytes, item->size, item->type == MP_STR);
+        kvt_json_append_bytes (out, item->bytes, item->size, item->type == KVEV_MP_STR);
       return TRUE;
-    case MP_EXT:
+    case KVEV_MP_EXT:
       if (out != NULL)
         {
           g_string_append_printf (out, "{\"ext\": %d, \"hex\": \"", item->ext_type);
@@ -361,7 +87,7 @@ render_item (MpReader *reader, const MpItem *item, GString *out, guint depth)
           g_string_append (out, "\"}");
         }
       return TRUE;
-    case MP_ARRAY:
+    case KVEV_MP_ARRAY:
       if (out != NULL)
         g_string_append_c (out, '[');
       for (i = 0; i < item->size; i++)
@@ -374,16 +100,16 @@ render_item (MpReader *reader, const MpItem *item, GString *out, guint depth)
       if (out != NULL)
         g_string_append_c (out, ']');
       return TRUE;
-    case MP_MAP:
+    case KVEV_MP_MAP:
       if (out != NULL)
         g_string_append_c (out, '{');
       for (i = 0; i < item->size; i++)
         {
-          MpItem key;
+          KvevMpItem key;
 
           if (out != NULL && i > 0)
             g_string_append (out, ", ");
-          if (!read_item (reader, &key) || !render_key (reader, &key, out, depth + 1))
+          if (!kvev_mp_read_item (reader, &key) || !render_key (reader, &key, out, depth + 1))
             return FALSE;
           if (out != NULL)
             g_string_append (out, ": ");
@@ -399,13 +125,13 @@ render_item (MpReader *reader, const MpItem *item, GString *out, guint depth)
 }
 
 static gboolean
-render_value (MpReader *reader, GString *out, guint depth)
+render_value (KvevMpReader *reader, GString *out, guint depth)
 {
-  MpItem item;
+  KvevMpItem item;
 
   if (depth > MAX_DEPTH)
-    return fail (reader, MP_TOO_DEEP);
-  return read_item (reader, &item) && render_item (reader, &item, out, depth);
+    return kvev_mp_fail (reader, KVEV_MP_TOO_DEEP);
+  return kvev_mp_read_item (reader, &item) && render_item (reader, &item, out, depth);
 }
 
 /* Renders a key that is not a UTF-8 str.  A map or array key is named by
@@ -413,29 +139,29 @@ render_value (MpReader *reader, GString *out, guint depth)
  * string, quoted again by the key around it, and so on, doubling the
  * output with every level of nesting. */
 static gboolean
-render_key_text (MpReader *reader, const MpItem *key, GString *text, guint depth)
+render_key_text (KvevMpReader *reader, const KvevMpItem *key, GString *text, guint depth)
 {
-  if (key->type == MP_MAP || key->type == MP_ARRAY)
+  if (key->type == KVEV_MP_MAP || key->type == KVEV_MP_ARRAY)
     {
-      gsize i, n = key->type == MP_MAP ? key->size * 2 : key->size;
+      gsize i, n = key->type == KVEV_MP_MAP ? key->size * 2 : key->size;
 
       for (i = 0; i < n; i++)
         if (!render_value (reader, NULL, depth + 1))
           return FALSE;
       if (text != NULL)
         g_string_append_printf (text, "<%s of %" G_GSIZE_FORMAT ">",
-                                key->type == MP_MAP ? "map" : "array", key->size);
+                                key->type == KVEV_MP_MAP ? "map" : "array", key->size);
       return TRUE;
     }
   return render_item (reader, key, text, depth);
 }
 
 static gboolean
-render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
+render_key (KvevMpReader *reader, const KvevMpItem *key, GString *out, guint depth)
 {
   g_autoptr (GString) text = NULL;
 
-  if (key->type == MP_STR && kvev_bytes_are_utf8 (key->bytes, key->size))
+  if (key->type == KVEV_MP_STR && kvev_bytes_are_utf8 (key->bytes, key->size))
     {
       if (out != NULL)
         kvt_json_append_utf8 (out, key->bytes, key->size);
@@ -452,7 +178,7 @@ render_key (MpReader *reader, const MpItem *key, GString *out, guint depth)
 
 /* Walks one whole value, returning where it ends. */
 static gboolean
-skip_value (MpReader *reader)
+skip_value (KvevMpReader *reader)
 {
   return render_value (reader, NULL, 0);
 }
@@ -500,17 +226,17 @@ field_begin (FieldWriter *writer, const char *key, gsize len)
 }
 
 static gboolean
-write_map_fields (MpReader *reader, gsize n_pairs, FieldWriter *writer)
+write_map_fields (KvevMpReader *reader, gsize n_pairs, FieldWriter *writer)
 {
   gsize i;
 
   for (i = 0; i < n_pairs; i++)
     {
-      MpItem key;
+      KvevMpItem key;
 
-      if (!read_item (reader, &key))
+      if (!kvev_mp_read_item (reader, &key))
         return FALSE;
-      if (key.type == MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
+      if (key.type == KVEV_MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
         field_begin (writer, key.bytes, key.size);
       else
         {
@@ -537,8 +263,8 @@ static const char *const removed_names[] = { "block_hashes", "medium", "group_id
 static const char *const cleared_names[] = { "medium", NULL };
 
 static gboolean
-write_array_fields (MpReader *reader, const MpItem *tag, gsize n_elements, const char *const *names,
-                    FieldWriter *writer)
+write_array_fields (KvevMpReader *reader, const KvevMpItem *tag, gsize n_elements,
+                    const char *const *names, FieldWriter *writer)
 {
   gsize i, n_names = 0;
 
@@ -577,16 +303,16 @@ typedef struct
 } Batch;
 
 static char *
-describe_failure (const MpReader *reader)
+describe_failure (const KvevMpReader *reader)
 {
   switch (reader->status)
     {
-    case MP_TOO_DEEP:
+    case KVEV_MP_TOO_DEEP:
       return g_strdup (_ ("the payload is not msgpack: it is nested too deeply"));
-    case MP_INVALID:
+    case KVEV_MP_INVALID:
       return g_strdup (_ ("the payload is not msgpack: it uses the reserved byte 0xc1"));
-    case MP_TRUNCATED:
-    case MP_OK:
+    case KVEV_MP_TRUNCATED:
+    case KVEV_MP_OK:
     default:
       return g_strdup (_ ("the payload is not msgpack: it ends before its last element"));
     }
@@ -649,13 +375,13 @@ end_line (const Batch *batch, GString *line)
 }
 
 static gboolean
-kind_from_event_type (const MpItem *value, KvtEventKind *kind)
+kind_from_event_type (const KvevMpItem *value, KvtEventKind *kind)
 {
-  if (item_is_str (value, "stored"))
+  if (kvev_mp_is_str (value, "stored"))
     *kind = KVT_EVENT_STORED;
-  else if (item_is_str (value, "removed"))
+  else if (kvev_mp_is_str (value, "removed"))
     *kind = KVT_EVENT_REMOVED;
-  else if (item_is_str (value, "cleared"))
+  else if (kvev_mp_is_str (value, "cleared"))
     *kind = KVT_EVENT_CLEARED;
   else
     return FALSE;
@@ -663,19 +389,19 @@ kind_from_event_type (const MpItem *value, KvtEventKind *kind)
 }
 
 static gboolean
-kind_from_tag (const MpItem *value, KvtEventKind *kind, const char *const **names)
+kind_from_tag (const KvevMpItem *value, KvtEventKind *kind, const char *const **names)
 {
-  if (item_is_str (value, "BlockStored"))
+  if (kvev_mp_is_str (value, "BlockStored"))
     {
       *kind = KVT_EVENT_STORED;
       *names = stored_names;
     }
-  else if (item_is_str (value, "BlockRemoved"))
+  else if (kvev_mp_is_str (value, "BlockRemoved"))
     {
       *kind = KVT_EVENT_REMOVED;
       *names = removed_names;
     }
-  else if (item_is_str (value, "AllBlocksCleared"))
+  else if (kvev_mp_is_str (value, "AllBlocksCleared"))
     {
       *kind = KVT_EVENT_CLEARED;
       *names = cleared_names;
@@ -686,15 +412,15 @@ kind_from_tag (const MpItem *value, KvtEventKind *kind, const char *const **name
 }
 
 static char *
-describe (const MpItem *item)
+describe (const KvevMpItem *item)
 {
   g_autoptr (GString) text = g_string_new (NULL);
-  MpReader empty;
+  KvevMpReader empty;
 
   /* A container is not walked; a scalar reads nothing past itself. */
-  if (item->type == MP_ARRAY || item->type == MP_MAP)
-    return g_strdup (item->type == MP_ARRAY ? "[...]" : "{...}");
-  reader_init (&empty, NULL, 0);
+  if (item->type == KVEV_MP_ARRAY || item->type == KVEV_MP_MAP)
+    return g_strdup (item->type == KVEV_MP_ARRAY ? "[...]" : "{...}");
+  kvev_mp_reader_init (&empty, NULL, 0);
   render_item (&empty, item, text, 0);
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
@@ -724,12 +450,12 @@ static const char *const state_names[] = { "backend_id", "tenant_id", "object_ke
 
 /* The index of key in state_names, or past its end. */
 static guint
-state_field (const MpItem *key)
+state_field (const KvevMpItem *key)
 {
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (state_names); i++)
-    if (item_is_str (key, state_names[i]))
+    if (kvev_mp_is_str (key, state_names[i]))
       break;
   return i;
 }
@@ -743,20 +469,20 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
   g_autoptr (GString) line = g_string_new (NULL);
   FieldWriter writer = { batch->format, line, 0 };
   KvtEvent *event;
-  MpReader reader;
-  MpItem item;
+  KvevMpReader reader;
+  KvevMpItem item;
   KvtEventKind kind;
 
   /* The payload was checked whole before any event is decoded, so no read
    * below can fail: their results need no test. */
-  reader_init (&reader, event_bytes, event_len);
-  read_item (&reader, &item);
+  kvev_mp_reader_init (&reader, event_bytes, event_len);
+  kvev_mp_read_item (&reader, &item);
 
-  if (item.type == MP_MAP)
+  if (item.type == KVEV_MP_MAP)
     {
       gsize body = reader.pos, i;
       gboolean have_event_type = FALSE, have_type = FALSE, has_event_id = FALSE;
-      MpItem event_type = { 0 }, type = { 0 };
+      KvevMpItem event_type = { 0 }, type = { 0 };
       const char *const *names;
       guint64 event_id = 0;
       g_autoptr (GString) publisher_id = NULL;
@@ -766,10 +492,10 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
       /* First pass: the fields that say what the event is. */
       for (i = 0; i < item.size; i++)
         {
-          MpItem key, value;
+          KvevMpItem key, value;
 
-          read_item (&reader, &key);
-          if (item_is_str (&key, "publisher_id") && publisher_id == NULL)
+          kvev_mp_read_item (&reader, &key);
+          if (kvev_mp_is_str (&key, "publisher_id") && publisher_id == NULL)
             {
               /* Kept as JSON, so that any value compares and prints. */
               publisher_id = g_string_new (NULL);
@@ -780,22 +506,22 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
               state[field] = g_string_new (NULL);
               render_value (&reader, state[field], 1);
             }
-          else if (item_is_str (&key, "event_type") || item_is_str (&key, "type")
-                   || item_is_str (&key, "event_id"))
+          else if (kvev_mp_is_str (&key, "event_type") || kvev_mp_is_str (&key, "type")
+                   || kvev_mp_is_str (&key, "event_id"))
             {
-              read_item (&reader, &value);
-              if (item_is_str (&key, "event_type"))
+              kvev_mp_read_item (&reader, &value);
+              if (kvev_mp_is_str (&key, "event_type"))
                 {
                   event_type = value;
                   have_event_type = TRUE;
                 }
-              else if (item_is_str (&key, "type"))
+              else if (kvev_mp_is_str (&key, "type"))
                 {
                   type = value;
                   have_type = TRUE;
                 }
               else
-                has_event_id = item_get_uint (&value, &event_id);
+                has_event_id = kvev_mp_get_uint (&value, &event_id);
               render_item (&reader, &value, NULL, 1);
             }
           else
@@ -850,12 +576,12 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
         event->publisher_id = g_string_free (g_steal_pointer (&publisher_id), FALSE);
       return event;
     }
-  else if (item.type == MP_ARRAY)
+  else if (item.type == KVEV_MP_ARRAY)
     {
       const char *const *names = NULL;
-      MpItem tag;
+      KvevMpItem tag;
 
-      if (item.size == 0 || !read_item (&reader, &tag) || tag.type != MP_STR)
+      if (item.size == 0 || !kvev_mp_read_item (&reader, &tag) || tag.type != KVEV_MP_STR)
         return skipped_event (
             g_strdup_printf (_ ("event %u is an array without a type tag"), index), FALSE, 0);
       if (!kind_from_tag (&tag, &kind, &names))
@@ -883,20 +609,20 @@ decode_event (const Batch *batch, const guint8 *event_bytes, gsize event_len, gu
 /* The batch timestamp for the text format: RFC publishers send integer
  * milliseconds, vLLM and SGLang float seconds. */
 static void
-format_timestamp (const MpItem *item, GString *out)
+format_timestamp (const KvevMpItem *item, GString *out)
 {
   /* 9999-12-31T23:59:59.999Z: past it the year no longer has 4 digits. */
   const gint64 max_ms = G_GINT64_CONSTANT (253402300799999);
   g_autoptr (GDateTime) time = NULL;
   g_autofree char *seconds = NULL;
-  MpReader nothing;
+  KvevMpReader nothing;
   gint64 ms = -1;
 
-  if (item->type == MP_UINT && item->uint_value <= (guint64) max_ms)
+  if (item->type == KVEV_MP_UINT && item->uint_value <= (guint64) max_ms)
     ms = (gint64) item->uint_value;
-  else if (item->type == MP_INT && item->int_value >= 0)
+  else if (item->type == KVEV_MP_INT && item->int_value >= 0)
     ms = item->int_value;
-  else if (item->type == MP_FLOAT && item->float_value >= 0
+  else if (item->type == KVEV_MP_FLOAT && item->float_value >= 0
            && item->float_value * 1000 <= (double) max_ms)
     ms = (gint64) (item->float_value * 1000);
 
@@ -905,7 +631,7 @@ format_timestamp (const MpItem *item, GString *out)
   if (time == NULL)
     {
       /* A number: nothing past the item is read. */
-      reader_init (&nothing, NULL, 0);
+      kvev_mp_reader_init (&nothing, NULL, 0);
       render_item (&nothing, item, out, 0);
       return;
     }
@@ -919,13 +645,13 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
   g_autoptr (GString) timestamp_json = g_string_new (NULL);
   g_autoptr (GString) timestamp_text = g_string_new (NULL);
   g_autoptr (GString) dp_rank_json = NULL;
-  MpReader reader;
-  MpItem array, timestamp, events, dp_rank;
+  KvevMpReader reader;
+  KvevMpItem array, timestamp, events, dp_rank;
   gsize events_start, i;
 
   /* Check the whole payload first, so that a message is printed whole or
    * not at all. */
-  reader_init (&reader, payload, len);
+  kvev_mp_reader_init (&reader, payload, len);
   if (!skip_value (&reader))
     {
       message->error = describe_failure (&reader);
@@ -942,15 +668,15 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
       return;
     }
 
-  reader_init (&reader, payload, len);
-  read_item (&reader, &array);
-  if (array.type != MP_ARRAY || array.size < 2 || array.size > 3)
+  kvev_mp_reader_init (&reader, payload, len);
+  kvev_mp_read_item (&reader, &array);
+  if (array.type != KVEV_MP_ARRAY || array.size < 2 || array.size > 3)
     {
       message->error = g_strdup (_ ("the payload is not an array [timestamp, events, dp_rank]"));
       return;
     }
-  read_item (&reader, &timestamp);
-  if (!item_is_number (&timestamp))
+  kvev_mp_read_item (&reader, &timestamp);
+  if (!kvev_mp_is_number (&timestamp))
     {
       message->error = g_strdup (_ ("the batch timestamp is not a number"));
       return;
@@ -958,8 +684,8 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
   render_item (&reader, &timestamp, timestamp_json, 0);
   format_timestamp (&timestamp, timestamp_text);
 
-  read_item (&reader, &events);
-  if (events.type != MP_ARRAY)
+  kvev_mp_read_item (&reader, &events);
+  if (events.type != KVEV_MP_ARRAY)
     {
       message->error = g_strdup (_ ("the batch's event list is not an array"));
       return;
@@ -971,8 +697,9 @@ decode_payload (KvtMessage *message, Batch *batch, const guint8 *payload, gsize 
   /* vLLM leaves a None rank out (msgspec omit_defaults) or sends nil. */
   if (array.size == 3)
     {
-      read_item (&reader, &dp_rank);
-      if (dp_rank.type != MP_UINT && dp_rank.type != MP_INT && dp_rank.type != MP_NIL)
+      kvev_mp_read_item (&reader, &dp_rank);
+      if (dp_rank.type != KVEV_MP_UINT && dp_rank.type != KVEV_MP_INT
+          && dp_rank.type != KVEV_MP_NIL)
         {
           message->error = g_strdup (_ ("the batch's dp_rank is not an integer"));
           return;
@@ -1067,26 +794,26 @@ GHashTable *
 kvt_decode_map (const void *data, gsize len)
 {
   g_autoptr (GHashTable) members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  MpReader reader;
-  MpItem map;
+  KvevMpReader reader;
+  KvevMpItem map;
   gsize i;
 
-  reader_init (&reader, data, data != NULL ? len : 0);
+  kvev_mp_reader_init (&reader, data, data != NULL ? len : 0);
   if (!skip_value (&reader) || reader.pos != len)
     return NULL;
-  reader_init (&reader, data, len);
-  read_item (&reader, &map);
-  if (map.type != MP_MAP)
+  kvev_mp_reader_init (&reader, data, len);
+  kvev_mp_read_item (&reader, &map);
+  if (map.type != KVEV_MP_MAP)
     return NULL;
   for (i = 0; i < map.size; i++)
     {
-      MpItem key;
+      KvevMpItem key;
       GString *value = g_string_new (NULL);
 
-      read_item (&reader, &key);
+      kvev_mp_read_item (&reader, &key);
       render_value (&reader, value, 1);
       /* The first of a repeated key counts, as for an event's fields. */
-      if (key.type == MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
+      if (key.type == KVEV_MP_STR && kvev_bytes_are_utf8 (key.bytes, key.size))
         {
           char *name = g_strndup ((const char *) key.bytes, key.size);
 

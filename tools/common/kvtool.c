@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "kvtool.h"
-#include <base/endpoint-syntax.h>
 #include <base/utf8.h>
 
 #include <errno.h>
@@ -123,25 +122,6 @@ kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value)
     return FALSE;
   *value = parsed;
   return TRUE;
-}
-
-gboolean
-kvt_connect_endpoint_is_valid (const char *endpoint)
-{
-  const char *address, *semicolon;
-  KvevTcpAddress parts;
-
-  if (!g_str_has_prefix (endpoint, KVEV_TCP_PREFIX))
-    return TRUE;
-  address = endpoint + strlen (KVEV_TCP_PREFIX);
-  /* tcp://SOURCE;DESTINATION connects from SOURCE to DESTINATION, a form
-   * binds do not have: only the destination needs a port. */
-  semicolon = strchr (address, ';');
-  if (semicolon != NULL)
-    address = semicolon + 1;
-  /* No port "*" here: a bind takes a fresh one, a connect has none to
-   * go to. */
-  return kvev_tcp_address_split (address, &parts) && kvev_tcp_port_parse (parts.port, NULL);
 }
 
 gboolean

@@ -51,13 +51,6 @@ void kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean 
  * no spaces, no trailing garbage. */
 gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value);
 
-/* Whether a tcp:// endpoint to connect to has a host and a port from 1 to
- * 65535, with a closed bracket around an IPv6 host, as the library's
- * binds read it (<base/endpoint-syntax.h>), after an optional SOURCE;.
- * zmq_connect() takes some endpoints that can never connect, and retries
- * them for ever.  Host names are for ZeroMQ to resolve, and other
- * transports are left to it. */
-gboolean kvt_connect_endpoint_is_valid (const char *endpoint);
 
 G_END_DECLS
 
