@@ -51,7 +51,6 @@ void kvt_json_append_bytes (GString *out, const char *data, gsize len, gboolean 
  * no spaces, no trailing garbage. */
 gboolean kvt_parse_uint (const char *text, guint64 min, guint64 max, guint64 *value);
 
-
 G_END_DECLS
 
 #endif /* KVTOOL_H */
