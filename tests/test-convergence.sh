@@ -62,20 +62,6 @@ subscriber () {
   sub=$!
 }
 
-# wait_file FILE: until FILE exists, at most 60 s.
-wait_file () {
-  tries=0
-  while test ! -f "$1" && test $tries -lt 600; do
-    sleep 0.1
-    tries=$((tries + 1))
-  done
-  test -f "$1"
-}
-
-same_state () {
-  "$PYTHON" "$ORACLE" --state="$dir/$1.state" --truth="$dir/$2.truth" --backend=oracle
-}
-
 # converge NAME TRUTH: while the master holds, ask the subscriber for its
 # state until it is the truth (at most 60 s); then let the master close,
 # stop the subscriber, and compare its final state.

@@ -71,19 +71,6 @@ stop () {
   done
 }
 
-wait_file () {
-  tries=0
-  while test ! -f "$1" && test $tries -lt 600; do
-    sleep 0.1
-    tries=$((tries + 1))
-  done
-  test -f "$1"
-}
-
-same_state () {
-  "$PYTHON" "$ORACLE" --state="$dir/$1.state" --truth="$dir/$2.truth" --backend=oracle
-}
-
 # settle NAME TRUTH: ask for the state until it is TRUTH, at most 20 s.
 settle () {
   tries=0
