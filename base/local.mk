@@ -9,6 +9,8 @@ kvev_base_sources = \
 	%reldir%/endpoint-syntax.c \
 	%reldir%/mpread.h \
 	%reldir%/mpread.c \
+	%reldir%/quote.h \
+	%reldir%/quote.c \
 	%reldir%/secret.h \
 	%reldir%/secret.c \
 	%reldir%/utf8.h \

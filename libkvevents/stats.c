@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "stats.h"
+#include <base/quote.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,27 +88,12 @@ static void G_GNUC_PRINTF (2, 3) append (Buffer *buffer, const char *format, ...
   buffer->len += (gsize) n;
 }
 
-/* A string as a JSON or OpenMetrics label value: quotes, backslashes and
- * control characters escaped, and bytes that are not UTF-8 replaced. */
 static void
 append_quoted (Buffer *buffer, const char *text, gboolean json)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-  const char *p;
+  g_autofree char *quoted = kvev_quote (text, json);
 
-  append (buffer, "\"");
-  for (p = valid; *p != '\0'; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        append (buffer, "\\%c", *p);
-      else if (*p == '\n')
-        append (buffer, "\\n");
-      else if ((guchar) *p < 0x20)
-        append (buffer, json ? "\\u%04x" : " ", (guint) (guchar) *p);
-      else
-        append (buffer, "%c", *p);
-    }
-  append (buffer, "\"");
+  append (buffer, "%s", quoted);
 }
 
 static Buffer

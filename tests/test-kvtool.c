@@ -5,6 +5,7 @@
 
 #include "kvtool.h"
 #include <base/endpoint-syntax.h>
+#include <base/quote.h>
 
 #include <string.h>
 
@@ -96,6 +97,38 @@ test_json_bytes (void)
     }
 }
 
+/* The statistics' quoting (base/quote.h), which the publisher's and the
+ * subscriber's pages share: JSON escapes control characters, an
+ * OpenMetrics label value, which has no such escape, makes them spaces. */
+static void
+test_quote (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *json;
+    const char *label;
+  } cases[] = {
+    { "", "\"\"", "\"\"" },
+    { "tcp://127.0.0.1:5557", "\"tcp://127.0.0.1:5557\"", "\"tcp://127.0.0.1:5557\"" },
+    { "a\"b\\c", "\"a\\\"b\\\\c\"", "\"a\\\"b\\\\c\"" },
+    { "line\nnext", "\"line\\nnext\"", "\"line\\nnext\"" },
+    { "tab\tbell\a", "\"tab\\u0009bell\\u0007\"", "\"tab bell \"" },
+    { "caf\xc3\xa9", "\"caf\xc3\xa9\"", "\"caf\xc3\xa9\"" },
+    { "bad\xff", "\"bad\xef\xbf\xbd\"", "\"bad\xef\xbf\xbd\"" },
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *json = kvev_quote (cases[i].text, TRUE);
+      g_autofree char *label = kvev_quote (cases[i].text, FALSE);
+
+      g_assert_cmpstr (json, ==, cases[i].json);
+      g_assert_cmpstr (label, ==, cases[i].label);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -104,5 +137,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kvevents/kvtool/parse-uint", test_parse_uint);
   g_test_add_func ("/kvevents/kvtool/connect-endpoint", test_connect_endpoint);
   g_test_add_func ("/kvevents/kvtool/json-bytes", test_json_bytes);
+  g_test_add_func ("/kvevents/kvtool/quote", test_quote);
   return g_test_run ();
 }

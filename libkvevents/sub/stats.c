@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include "subscriber.h"
+#include <base/quote.h>
 
 #include <string.h>
 
@@ -86,29 +87,12 @@ kvev_subscriber_stat (const KvevSubscriber *subscriber, gint publisher_index,
   return sum;
 }
 
-/* A JSON or OpenMetrics string: quotes, backslashes and control bytes
- * escaped; what is not UTF-8 comes out as escapes too. */
 static void
-append_quoted (GString *out, const char *text)
+append_quoted (GString *out, const char *text, gboolean json)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-  const char *p;
+  g_autofree char *quoted = kvev_quote (text, json);
 
-  g_string_append_c (out, '"');
-  for (p = valid; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c == '"' || c == '\\')
-        g_string_append_printf (out, "\\%c", c);
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c < 0x20)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_c (out, (char) c);
-    }
-  g_string_append_c (out, '"');
+  g_string_append (out, quoted);
 }
 
 char *
@@ -128,7 +112,7 @@ kvev_subscriber_stats_json (const KvevSubscriber *subscriber)
       const KvevSubSource *source = g_ptr_array_index (subscriber->sources, j);
 
       g_string_append (out, j > 0 ? ", {\"endpoint\": " : "{\"endpoint\": ");
-      append_quoted (out, source->endpoint);
+      append_quoted (out, source->endpoint, TRUE);
       g_string_append_printf (out, ", \"state\": \"%s\"", kvev_sub_state_name (source->state));
       for (i = 0; i < KVEV_SUB_N_STATS; i++)
         g_string_append_printf (out, ", \"%s\": %" G_GUINT64_FORMAT, stats[i].name,
@@ -160,7 +144,7 @@ kvev_subscriber_stats_openmetrics (const KvevSubscriber *subscriber)
           const KvevSubSource *source = g_ptr_array_index (subscriber->sources, j);
 
           g_string_append_printf (out, "kvevents_subscriber_%s%s{endpoint=", stats[i].name, suffix);
-          append_quoted (out, source->endpoint);
+          append_quoted (out, source->endpoint, FALSE);
           g_string_append_printf (out, "} %" G_GUINT64_FORMAT "\n", source->counts[i]);
         }
     }
